@@ -1,0 +1,61 @@
+"""Errors that reach the user as one line (the CLI prints them and exits with code 2)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+
+class TaiwaError(Exception):
+    """A problem the user can fix (bad input, bad option); shown without a traceback."""
+
+
+class InputError(TaiwaError):
+    """Bad input: which file, which line, which field, what was expected and what was found."""
+
+    def __init__(
+        self,
+        file: str,
+        line: int | None,
+        field: str | None,
+        expected: str,
+        got: str | None = None,
+    ) -> None:
+        self.file, self.line, self.field, self.expected, self.got = file, line, field, expected, got
+        where = file if line is None else f"{file}:{line}"
+        what = f"field '{field}': " if field else ""
+        found = f" (got {got})" if got is not None else ""
+        super().__init__(f"{where}: {what}expected {expected}{found}")
+
+    @classmethod
+    def from_validation(cls, file: str, line: int | None, exc: Any) -> InputError:
+        """The first error of a pydantic ``ValidationError``, located."""
+        err = exc.errors(include_url=False)[0]
+        field = _loc(err["loc"])
+        missing = err["type"] == "missing"
+        msg = str(err["msg"])
+        if missing:
+            expected = "this field to be present"
+        elif err["type"] == "value_error":
+            expected = msg.removeprefix("Value error, ").removeprefix("expected ")
+        else:
+            expected = msg[0].lower() + msg[1:]
+        return cls(
+            file, line, field or None, expected, None if missing else _short(err.get("input"))
+        )
+
+
+def _loc(loc: tuple[int | str, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = (
+        repr(value)
+        if isinstance(value, str)
+        else json.dumps(value, ensure_ascii=False, default=str)
+    )
+    return text if len(text) <= limit else text[: limit - 1] + "…"

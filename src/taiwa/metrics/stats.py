@@ -1,0 +1,212 @@
+"""Statistics for reported numbers: bootstrap CIs, correlations, vote aggregation, P/R/F1.
+
+Every aggregate taiwa reports carries its n and a seeded 95 % percentile-bootstrap CI
+(DESIGN.md). Vote aggregation follows seed 002 §3.3 and seed 004 §2.3.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Callable, Collection, Hashable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, TypeVar
+
+import numpy as np
+from scipy import stats as sps
+
+T = TypeVar("T")
+H = TypeVar("H", bound=Hashable)
+
+N_RESAMPLES = 2000
+"""Default number of bootstrap resamples."""
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A point estimate with its 95 % (by default) bootstrap CI and sample size."""
+
+    value: float
+    low: float
+    high: float
+    n: int
+
+    def as_dict(self) -> dict[str, float | int]:
+        return {"value": self.value, "ci_low": self.low, "ci_high": self.high, "n": self.n}
+
+    def __str__(self) -> str:
+        return f"{self.value:.3f} [{self.low:.3f}, {self.high:.3f}] (n={self.n})"
+
+
+def bootstrap_ci(
+    values: Sequence[T],
+    statistic: Callable[[Sequence[T]], float] | None = None,
+    *,
+    n_resamples: int = N_RESAMPLES,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> Estimate:
+    """``statistic`` of ``values`` (default: the mean) with a seeded percentile-bootstrap CI.
+
+    Resamples the items with replacement ``n_resamples`` times. With no items the estimate is
+    NaN; with one item the interval collapses to the value.
+    """
+    n = len(values)
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    if n == 0:
+        return Estimate(float("nan"), float("nan"), float("nan"), 0)
+    rng = np.random.default_rng(seed)
+    if statistic is None:
+        arr = np.asarray(values, dtype=float)
+        point = float(arr.mean())
+        stats = np.empty(n_resamples)
+        step = max(1, 4_000_000 // n)
+        for start in range(0, n_resamples, step):
+            k = min(step, n_resamples - start)
+            stats[start : start + k] = arr[rng.integers(0, n, size=(k, n))].mean(axis=1)
+    else:
+        point = float(statistic(values))
+        stats = np.array(
+            [statistic([values[i] for i in rng.integers(0, n, size=n)]) for _ in range(n_resamples)]
+        )
+    alpha = (1 - confidence) / 2
+    finite = stats[np.isfinite(stats)]  # degenerate resamples (e.g. constant input) give NaN
+    if finite.size == 0:
+        return Estimate(point, float("nan"), float("nan"), n)
+    low, high = np.quantile(finite, [alpha, 1 - alpha])
+    return Estimate(point, float(low), float(high), n)
+
+
+def paired_bootstrap_ci(
+    x: Sequence[float] | np.ndarray,
+    y: Sequence[float] | np.ndarray,
+    statistic: Callable[[np.ndarray, np.ndarray], float],
+    *,
+    n_resamples: int = N_RESAMPLES,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> Estimate:
+    """A statistic of paired samples (e.g. a correlation) with a bootstrap CI over the pairs."""
+    if len(x) != len(y):
+        raise ValueError(f"paired samples differ in length: {len(x)} vs {len(y)}")
+    pairs = list(zip(np.asarray(x, float), np.asarray(y, float), strict=True))
+
+    def stat(ps: Sequence[tuple[float, float]]) -> float:
+        a = np.array([p[0] for p in ps])
+        b = np.array([p[1] for p in ps])
+        return statistic(a, b)
+
+    return bootstrap_ci(pairs, stat, n_resamples=n_resamples, confidence=confidence, seed=seed)
+
+
+Method = Literal["spearman", "pearson", "kendall"]
+
+
+@dataclass(frozen=True)
+class Correlation:
+    """A correlation coefficient, its two-sided p-value, n and a bootstrap CI."""
+
+    method: Method
+    r: float
+    p: float
+    n: int
+    low: float
+    high: float
+
+
+def _coef(method: Method, a: Any, b: Any) -> tuple[float, float]:
+    fn = {"spearman": sps.spearmanr, "pearson": sps.pearsonr, "kendall": sps.kendalltau}[method]
+    res = fn(a, b)
+    return float(res[0]), float(res[1])
+
+
+def correlation(
+    x: Sequence[float], y: Sequence[float], method: Method = "spearman", *, seed: int = 0
+) -> Correlation:
+    """Spearman ρ, Pearson r or Kendall τ with scipy's p-value and a seeded bootstrap CI.
+
+    Needs at least 3 pairs; constant input gives NaN (the coefficient is undefined).
+    """
+    if len(x) != len(y):
+        raise ValueError(f"x and y differ in length: {len(x)} vs {len(y)}")
+    if len(x) < 3:
+        raise ValueError(f"a correlation needs at least 3 pairs, got {len(x)}")
+    a, b = np.asarray(x, float), np.asarray(y, float)
+    if np.all(a == a[0]) or np.all(b == b[0]):
+        nan = float("nan")
+        return Correlation(method, nan, nan, len(a), nan, nan)
+    r, p = _coef(method, a, b)
+
+    def stat(u: np.ndarray, v: np.ndarray) -> float:
+        if np.all(u == u[0]) or np.all(v == v[0]):
+            return float("nan")
+        return _coef(method, u, v)[0]
+
+    ci = paired_bootstrap_ci(a, b, stat, n_resamples=1000, seed=seed)
+    return Correlation(method, r, p, len(a), ci.low, ci.high)
+
+
+def majority_vote(
+    ballots: Iterable[H | Collection[H]],
+    *,
+    min_votes: int = 2,
+    ties: Literal["random", "exclude"] = "random",
+    seed: int | str = 0,
+) -> H | None:
+    """The label chosen by annotators, or ``None`` when there is none.
+
+    Each ballot is one annotator's choice: a single label, or a collection of labels when
+    annotators may select several (seed 002 §3.3 asks for every act that applies; a label
+    counts once per ballot). A label is adopted when it has at least ``min_votes`` votes and
+    the most votes. When several labels tie, ``ties="random"`` picks one with an RNG seeded by
+    ``seed`` (seed 002 §3.3: 5 annotators, ``min_votes=2``), ``ties="exclude"`` gives ``None``.
+    Seed 004 §2.3 (3 annotators, adopted when 2 agree, else excluded) is
+    ``majority_vote(votes, min_votes=2, ties="exclude")``.
+    """
+    counts: Counter[H] = Counter()
+    for ballot in ballots:
+        if isinstance(ballot, str) or not isinstance(ballot, Collection):
+            counts[ballot] += 1
+        else:
+            counts.update(set(ballot))
+    if not counts:
+        return None
+    top = max(counts.values())
+    if top < min_votes:
+        return None
+    winners = sorted((lab for lab, c in counts.items() if c == top), key=repr)
+    if len(winners) == 1:
+        return winners[0]
+    if ties == "exclude":
+        return None
+    return random.Random(seed).choice(winners)
+
+
+@dataclass(frozen=True)
+class ClassScores:
+    """Precision, recall and F1 of one class, with its support (gold count)."""
+
+    precision: float
+    recall: float
+    f1: float
+    support: int
+
+
+def precision_recall_f1(
+    gold: Sequence[H], pred: Sequence[H], labels: Sequence[H] | None = None
+) -> dict[H, ClassScores]:
+    """Per-class precision, recall and F1 (0 where undefined), e.g. seed 002 Table 5."""
+    if len(gold) != len(pred):
+        raise ValueError(f"gold and pred differ in length: {len(gold)} vs {len(pred)}")
+    names = list(labels) if labels is not None else sorted(set(gold) | set(pred), key=repr)
+    out: dict[H, ClassScores] = {}
+    for lab in names:
+        tp = sum(1 for g, p in zip(gold, pred, strict=True) if g == lab and p == lab)
+        n_pred = sum(1 for p in pred if p == lab)
+        n_gold = sum(1 for g in gold if g == lab)
+        prec = tp / n_pred if n_pred else 0.0
+        rec = tp / n_gold if n_gold else 0.0
+        f1 = 2 * prec * rec / (prec + rec) if prec + rec else 0.0
+        out[lab] = ClassScores(prec, rec, f1, n_gold)
+    return out

@@ -1,0 +1,189 @@
+"""Records shared by every part of taiwa (pydantic v2).
+
+Anything that crosses a file boundary is one of these models, so that a bad line in an input
+file fails with the field that is wrong (see :mod:`taiwa.io`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+
+Role = Literal["user", "system", "human", "agent"]
+"""Who speaks: ``user``/``system`` for assistant dialogues, ``human``/``agent`` for seed 003."""
+
+
+class Utterance(BaseModel):
+    """One turn of a dialogue."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    speaker: str
+    text: str
+    role: Role
+
+
+class Dialogue(BaseModel):
+    """A dialogue: an id, its utterances in order and free-form metadata."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(min_length=1)
+    utterances: list[Utterance]
+    meta: dict[str, Any] = Field(default_factory=dict)
+
+
+def _canonical_act(act: str, info: ValidationInfo) -> str:
+    """Map ``act`` to its taxonomy's canonical name when a taxonomy is in the context."""
+    taxonomy = (info.context or {}).get("taxonomy")
+    if taxonomy is None:
+        return act
+    canonical: str | None = taxonomy.canonical(act)
+    if canonical is None:
+        raise ValueError(f"expected one of the {taxonomy.name} acts {taxonomy.names}")
+    return canonical
+
+
+class DAStep(BaseModel):
+    """One element of a dialogue-act sequence: the act, its importance and why (seed 000 §3.2)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    act: str = Field(min_length=1)
+    importance: float = Field(ge=0.0, le=1.0, allow_inf_nan=False)
+    rationale: str | None = None
+
+    @field_validator("act")
+    @classmethod
+    def _act_in_taxonomy(cls, act: str, info: ValidationInfo) -> str:
+        return _canonical_act(act, info)
+
+
+class DASequence(BaseModel):
+    """A reply decomposed into dialogue acts, in order, with importances (seed 000 §3.2)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    steps: list[DAStep]
+
+    @property
+    def acts(self) -> list[str]:
+        return [s.act for s in self.steps]
+
+
+class DASequenceRecord(DASequence):
+    """A DA sequence with an id: ``{"id": ..., "steps": [...]}``.
+
+    A seed 000 dataset item (App. A) is accepted as well: its
+    ``output_dialogue_acts.steps`` become ``steps`` and ``output.text`` becomes ``text``.
+    """
+
+    id: str = Field(min_length=1)
+    text: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _lift_seed000_item(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "steps" not in data and "output_dialogue_acts" in data:
+            lifted = dict(data)
+            odas = lifted.pop("output_dialogue_acts")
+            lifted["steps"] = odas.get("steps") if isinstance(odas, dict) else odas
+            output = lifted.get("output")
+            if "text" not in lifted and isinstance(output, dict):
+                lifted["text"] = output.get("text")
+            return lifted
+        return data
+
+
+class DialogueAct(BaseModel):
+    """One act of a taxonomy, with Japanese and English names and a definition."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1)
+    ja: str
+    en: str
+    definition: str
+    group: str | None = None
+
+
+class Taxonomy(BaseModel):
+    """A dialogue-act inventory. Acts are referred to by ``name``; ``ja``/``en`` are aliases."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1)
+    description: str = ""
+    acts: list[DialogueAct] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _unique_names(self) -> Taxonomy:
+        seen: dict[str, str] = {}
+        for act in self.acts:
+            for alias in {act.name, act.ja, act.en}:
+                key = alias.casefold()
+                if key in seen and seen[key] != act.name:
+                    raise ValueError(f"alias {alias!r} names both {seen[key]!r} and {act.name!r}")
+                seen[key] = act.name
+        return self
+
+    @property
+    def names(self) -> list[str]:
+        return [a.name for a in self.acts]
+
+    def canonical(self, act: str) -> str | None:
+        """The canonical name of ``act`` (matched on name, ja or en, case-insensitively)."""
+        key = act.strip().casefold()
+        for a in self.acts:
+            if key in (a.name.casefold(), a.ja.casefold(), a.en.casefold()):
+                return a.name
+        return None
+
+
+class TaggedReply(BaseModel):
+    """A reply tagged with its dialogue act and the act of the utterance before it (seed 002).
+
+    Either ``act`` or ``votes`` (one list of selected acts per annotator, aggregated by the
+    seed 002 §3.3 rule) must be given; likewise ``prev_act`` or ``prev_votes``.
+    """
+
+    model_config = ConfigDict(extra="ignore")
+
+    id: str = Field(min_length=1)
+    system: str = "system"
+    context: str | None = None
+    reply: str | None = None
+    act: str | None = None
+    votes: list[list[str]] | None = None
+    prev_act: str | None = None
+    prev_votes: list[list[str]] | None = None
+
+    @field_validator("act", "prev_act")
+    @classmethod
+    def _act_in_taxonomy(cls, act: str | None, info: ValidationInfo) -> str | None:
+        return None if act is None else _canonical_act(act, info)
+
+    @field_validator("votes", "prev_votes")
+    @classmethod
+    def _votes_in_taxonomy(
+        cls, votes: list[list[str]] | None, info: ValidationInfo
+    ) -> list[list[str]] | None:
+        if votes is None:
+            return None
+        return [[_canonical_act(a, info) for a in ballot] for ballot in votes]
+
+    @model_validator(mode="after")
+    def _act_or_votes(self) -> TaggedReply:
+        if self.act is None and self.votes is None:
+            raise ValueError("expected 'act' (a dialogue act) or 'votes' (annotator selections)")
+        return self
+
+
+class TextRecord(BaseModel):
+    """A text with an id, e.g. a system reply or a reference reply."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    id: str = Field(min_length=1)
+    text: str

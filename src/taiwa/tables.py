@@ -1,0 +1,77 @@
+"""Rich tables for the terminal: one function per kind of result, shared by CLI and demo."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.table import Table
+
+from taiwa.file_scoring import FileScores
+
+
+def _ci(d: dict[str, Any], digits: int = 3) -> str:
+    v, lo, hi = d["value"], d["ci_low"], d["ci_high"]
+    if v != v:  # NaN
+        return "–"
+    return f"{v:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
+
+
+def da_sequence_table(res: FileScores, title: str, metrics: tuple[str, ...]) -> Table:
+    """Seed 000 Table 1 layout: WLCS and WED mean, SD, CI, and the mean WED breakdown."""
+    t = Table(title=title, title_justify="left")
+    t.add_column("n", justify="right")
+    s = res.summary
+    for m in metrics:
+        label = {"wlcs": "Weighted LCS ↑", "wed": "WED ↓"}[m]
+        t.add_column(f"{label} mean [95% CI]", justify="right")
+        t.add_column("SD", justify="right")
+    if "wed" in metrics:
+        for part in ("deletion", "insertion", "substitution"):
+            t.add_column(part, justify="right")
+    row = [str(s[metrics[0]]["n"])]
+    for m in metrics:
+        row += [_ci(s[m]), f"{s[m]['sd']:.3f}"]
+    if "wed" in metrics:
+        row += [f"{s[p]['value']:.3f}" for p in ("deletion", "insertion", "substitution")]
+    t.add_row(*row)
+    return t
+
+
+def da_distribution_table(res: FileScores, title: str, columns: tuple[str, ...]) -> Table:
+    """Seed 002 Table 2 layout: one row per system with DAE / DAMI (bits) and Distinct."""
+    t = Table(title=title, title_justify="left")
+    t.add_column("system")
+    t.add_column("n", justify="right")
+    names = {"dae": "DAE (bits) [95% CI]", "dami": "DAMI (bits) [95% CI]"}
+    for c in columns:
+        t.add_column(names.get(c, c.replace("distinct", "Distinct-")), justify="right")
+    for system, row in res.summary.items():
+        cells = [system, str(row["dae"]["n"])]
+        for c in columns:
+            cells.append(
+                _ci(row[c]) if isinstance(row.get(c), dict) else f"{row.get(c, float('nan')):.3f}"
+            )
+        t.add_row(*cells)
+    return t
+
+
+def rouge_table(res: FileScores, title: str) -> Table:
+    """Mean Japanese ROUGE-1/2/L F-measures with CIs (seed 001's 簡易評価 columns)."""
+    t = Table(title=title, title_justify="left")
+    t.add_column("n", justify="right")
+    for key in ("rouge1", "rouge2", "rougeL"):
+        t.add_column(key.replace("rouge", "ROUGE-") + " [95% CI]", justify="right")
+    s = res.summary
+    t.add_row(str(s["rouge1"]["n"]), *(_ci(s[k]) for k in ("rouge1", "rouge2", "rougeL")))
+    return t
+
+
+def lift_table(tl: Any, title: str) -> Table:
+    """Seed 002 Fig. 2 as numbers: rows are the previous act, columns the next act."""
+    t = Table(title=title, title_justify="left")
+    t.add_column("prev \\ next")
+    for lab in tl.labels:
+        t.add_column(lab, justify="right")
+    for i, lab in enumerate(tl.labels):
+        t.add_row(lab, *("–" if v != v else f"{v:.2f}" for v in tl.lift[i]))
+    return t

@@ -1,0 +1,139 @@
+"""The command line: tables on the bundled samples, one-line errors with exit code 2, --help."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from taiwa.samples import sample_path
+
+GOLD = sample_path("da_response/gold.jsonl")
+PRED = sample_path("da_response/pred.jsonl")
+TAGS = sample_path("chitchat_da/replies.jsonl")
+
+
+def taiwa(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "taiwa", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"},
+    )
+
+
+def test_score_wed_on_samples(tmp_path: Path) -> None:
+    out = tmp_path / "wed.json"
+    r = taiwa("score", "wed", "--pred", str(PRED), "--gold", str(GOLD), "--json", str(out))
+    assert r.returncode == 0, r.stderr
+    assert "WED" in r.stdout and "deletion" in r.stdout
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert data["summary"]["wed"]["n"] == len(data["items"]) == 60
+    assert 0 < data["summary"]["wed"]["value"] < 2
+    assert (
+        data["summary"]["wed"]["ci_low"]
+        < data["summary"]["wed"]["value"]
+        < data["summary"]["wed"]["ci_high"]
+    )
+
+
+def test_score_wlcs_reports_one_sided_ids(tmp_path: Path) -> None:
+    lines = GOLD.read_text(encoding="utf-8").splitlines()
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text("\n".join(lines[:10]) + "\n", encoding="utf-8")
+    r = taiwa("score", "wlcs", "--pred", str(PRED), "--gold", str(gold))
+    assert r.returncode == 0, r.stderr
+    assert "50 id(s) only in --pred" in r.stderr
+    assert "Weighted LCS" in r.stdout
+
+
+def test_gold_against_itself_is_perfect(tmp_path: Path) -> None:
+    out = tmp_path / "self.json"
+    r = taiwa("score", "wed", "--pred", str(GOLD), "--gold", str(GOLD), "--json", str(out))
+    assert r.returncode == 0, r.stderr
+    items = json.loads(out.read_text(encoding="utf-8"))["items"]
+    assert all(it["wed"] == 0 and it["wlcs"] == pytest.approx(1.0) for it in items)
+
+
+def test_score_dae_and_dami(tmp_path: Path) -> None:
+    out = tmp_path / "dae.json"
+    r = taiwa("score", "dae", str(TAGS), "--json", str(out))
+    assert r.returncode == 0, r.stderr
+    summary = json.loads(out.read_text(encoding="utf-8"))["summary"]
+    assert summary["parrot"]["dae"]["value"] == 0.0
+    assert summary["human"]["dae"]["value"] > summary["template"]["dae"]["value"] > 0
+    r = taiwa("score", "dami", str(TAGS), "--lift")
+    assert r.returncode == 0, r.stderr
+    assert "DAMI" in r.stdout and "transition lift: human" in r.stdout
+
+
+def test_score_rouge() -> None:
+    r = taiwa(
+        "score",
+        "rouge",
+        "--pred",
+        str(sample_path("rouge/pred.jsonl")),
+        "--ref",
+        str(sample_path("rouge/ref.jsonl")),
+    )
+    assert r.returncode == 0, r.stderr
+    assert "ROUGE-L" in r.stdout
+
+
+def test_malformed_line_is_one_line_exit_2(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(
+        GOLD.read_text(encoding="utf-8").splitlines()[0] + "\n{not json\n", encoding="utf-8"
+    )
+    r = taiwa("score", "wed", "--pred", str(bad), "--gold", str(GOLD))
+    assert r.returncode == 2
+    assert r.stderr.strip().count("\n") == 0
+    assert f"{bad}:2:" in r.stderr and "Traceback" not in r.stderr
+    r = taiwa("--debug", "score", "wed", "--pred", str(bad), "--gold", str(GOLD))
+    assert r.returncode != 0 and "Traceback" in r.stderr
+
+
+def test_unknown_act_names_field(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(
+        '{"id": "dr001", "steps": [{"act": "Banter", "importance": 1}]}\n', encoding="utf-8"
+    )
+    r = taiwa("score", "wed", "--pred", str(bad), "--gold", str(GOLD))
+    assert r.returncode == 2
+    assert "bad.jsonl:1: field 'steps[0].act': expected one of the assistant7 acts" in r.stderr
+
+
+@pytest.mark.parametrize(
+    "cmd",
+    [
+        [],
+        ["score"],
+        ["score", "wed"],
+        ["score", "wlcs"],
+        ["score", "dae"],
+        ["score", "dami"],
+        ["score", "rouge"],
+        ["demo"],
+    ],
+)
+def test_help_everywhere(cmd: list[str]) -> None:
+    r = taiwa(*cmd, "--help")
+    assert r.returncode == 0
+    assert "Usage" in r.stdout and len(r.stdout) > 200
+
+
+def test_usage_error_exits_2() -> None:
+    r = taiwa("score", "wed", "--gold", str(GOLD))
+    assert r.returncode == 2 and "--pred" in r.stderr
+
+
+def test_demo_prints_tables(tmp_path: Path) -> None:
+    r = taiwa("demo", "--out", str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    for title in ("da-response", "da-distribution", "ROUGE"):
+        assert title in r.stdout
+    assert (tmp_path / "da_sequence.json").exists()
