@@ -12,7 +12,7 @@ from typing import Literal
 
 import numpy as np
 
-from taiwa.metrics.da_steps import SequenceLike, as_sequences, normalised_steps
+from taiwa.metrics.da_steps import SequenceLike, encode_batch, normalised_steps
 
 EPS = 1e-12
 """Costs closer than this are ties, broken in the order substitution/match, deletion, insertion."""
@@ -130,30 +130,14 @@ def wed_batch(
     """
     if len(preds) != len(golds):
         raise ValueError(f"{len(preds)} predictions but {len(golds)} gold sequences")
-    p_seqs = as_sequences(preds, role="pred")
-    r_seqs = as_sequences(golds, role="gold")
     vocab: dict[str, int] = {}
-    out = np.zeros((len(p_seqs), 4))
-    for start in range(0, len(p_seqs), chunk):
-        stop = min(start + chunk, len(p_seqs))
-        p_codes, p_w, p_len = _pad(p_seqs[start:stop], vocab)
-        r_codes, r_w, r_len = _pad(r_seqs[start:stop], vocab)
+    out = np.zeros((len(preds), 4))
+    for start in range(0, len(preds), chunk):
+        stop = min(start + chunk, len(preds))
+        p_codes, p_w, p_len = encode_batch(preds[start:stop], vocab, role="pred")
+        r_codes, r_w, r_len = encode_batch(golds[start:stop], vocab, role="gold")
         out[start:stop] = _wed_dp(p_codes, p_w, p_len, r_codes, r_w, r_len)
     return out
-
-
-def _pad(
-    seqs: list[tuple[list[str], list[float]]], vocab: dict[str, int]
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    width = max((len(a) for a, _ in seqs), default=0)
-    codes = np.full((len(seqs), width), -1, dtype=np.int64)
-    weights = np.zeros((len(seqs), width))
-    lengths = np.zeros(len(seqs), dtype=np.int64)
-    for k, (acts, ws) in enumerate(seqs):
-        lengths[k] = len(acts)
-        codes[k, : len(acts)] = [vocab.setdefault(a, len(vocab)) for a in acts]
-        weights[k, : len(ws)] = ws
-    return codes, weights, lengths
 
 
 def _wed_dp(

@@ -7,6 +7,8 @@ import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
 from taiwa.schema import DASequence, DAStep
 
 StepLike = DAStep | tuple[str, float] | Mapping[str, Any]
@@ -62,6 +64,54 @@ def normalised_steps(
     return acts, [w / total for w in weights]
 
 
-def as_sequences(seqs: Sequence[SequenceLike], *, role: str) -> list[tuple[list[str], list[float]]]:
-    """:func:`normalised_steps` for many sequences."""
-    return [normalised_steps(s, role=f"{role} {i}") for i, s in enumerate(seqs)]
+def encode_batch(
+    seqs: Sequence[SequenceLike], vocab: dict[str, int], *, role: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Many sequences as padded arrays: act codes (pad -1), importances (pad 0), lengths.
+
+    Validation and renormalisation are those of :func:`normalised_steps`, done on the whole
+    batch at once (one :class:`ImportanceWarning` says how many sequences were rescaled).
+    """
+    step_lists = [
+        s.steps if isinstance(s, DASequence) else (s if isinstance(s, list | tuple) else list(s))
+        for s in seqs
+    ]
+    lengths = np.fromiter(map(len, step_lists), dtype=np.int64, count=len(step_lists))
+    flat = [step for steps in step_lists for step in steps]
+    if not (flat and set(map(type, flat)) == {tuple}):
+        flat = [_pair(step) for step in flat]
+    acts_flat: list[str] = [a if type(a) is str else str(a) for a, _ in flat]
+    weights_flat = [w for _, w in flat]
+    for act in set(acts_flat):
+        vocab.setdefault(act, len(vocab))
+    w = np.asarray(weights_flat, dtype=float)
+    rows = np.repeat(np.arange(len(seqs)), lengths)
+    bad = ~np.isfinite(w) | (w < 0)
+    if bad.any():
+        k = int(rows[np.argmax(bad)])
+        raise ValueError(f"{role} {k}: importance must be a finite number >= 0")
+    sums = np.bincount(rows, weights=w, minlength=len(seqs))
+    zero = (lengths > 0) & (sums <= 0)
+    if zero.any():
+        k = int(np.argmax(zero))
+        raise ValueError(f"{role} {k}: importances sum to 0, so they cannot be renormalised to 1")
+    off = (lengths > 0) & (np.abs(sums - 1.0) > TOLERANCE)
+    if off.any():
+        warnings.warn(
+            f"{int(off.sum())} {role} sequence(s) had importances not summing to 1; "
+            "renormalised (seed 000 eq. 3)",
+            ImportanceWarning,
+            stacklevel=3,
+        )
+    safe = np.where(sums > 0, sums, 1.0)
+    w = w / safe[rows]
+    width = int(lengths.max()) if len(seqs) else 0
+    starts = np.cumsum(lengths) - lengths
+    cols = np.arange(len(w)) - np.repeat(starts, lengths)
+    codes = np.full((len(seqs), width), -1, dtype=np.int64)
+    padded = np.zeros((len(seqs), width))
+    codes[rows, cols] = np.fromiter(
+        map(vocab.__getitem__, acts_flat), dtype=np.int64, count=len(acts_flat)
+    )
+    padded[rows, cols] = w
+    return codes, padded, lengths
