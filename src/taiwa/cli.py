@@ -6,7 +6,6 @@ import sys
 from pathlib import Path
 from typing import Annotated, Any
 
-import click
 import typer
 from rich.console import Console
 from rich.table import Table
@@ -209,18 +208,9 @@ def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     debug = "--debug" in args
     try:
-        rv = app(args=args, prog_name="taiwa", standalone_mode=False)
-    except click.exceptions.Exit as exc:
-        sys.exit(exc.exit_code)
-    except click.ClickException as exc:
-        exc.show()
-        sys.exit(exc.exit_code)
-    except click.exceptions.Abort:
-        err.print("aborted")
-        sys.exit(130)
+        app(args=args, prog_name="taiwa")  # click handles usage errors itself (exit code 2)
     except TaiwaError as exc:
         if debug:
             raise
         err.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
         sys.exit(2)
-    sys.exit(rv if isinstance(rv, int) else 0)

@@ -17,23 +17,23 @@ def _ci(d: dict[str, Any], digits: int = 3) -> str:
 
 
 def da_sequence_table(res: FileScores, title: str, metrics: tuple[str, ...]) -> Table:
-    """Seed 000 Table 1 layout: WLCS and WED mean, SD, CI, and the mean WED breakdown."""
+    """Seed 000 Table 1 as rows: WLCS and WED mean, 95 % CI and SD, then the WED breakdown."""
     t = Table(title=title, title_justify="left")
-    t.add_column("n", justify="right")
-    s = res.summary
-    for m in metrics:
-        label = {"wlcs": "Weighted LCS ↑", "wed": "WED ↓"}[m]
-        t.add_column(f"{label} mean [95% CI]", justify="right")
-        t.add_column("SD", justify="right")
+    for name, justify in (
+        ("metric", "left"),
+        ("n", "right"),
+        ("mean", "right"),
+        ("95% CI", "right"),
+    ):
+        t.add_column(name, justify=justify)  # type: ignore[arg-type]
+    t.add_column("SD", justify="right")
+    rows = [(m, {"wlcs": "Weighted LCS ↑", "wed": "WED ↓"}[m]) for m in metrics]
     if "wed" in metrics:
-        for part in ("deletion", "insertion", "substitution"):
-            t.add_column(part, justify="right")
-    row = [str(s[metrics[0]]["n"])]
-    for m in metrics:
-        row += [_ci(s[m]), f"{s[m]['sd']:.3f}"]
-    if "wed" in metrics:
-        row += [f"{s[p]['value']:.3f}" for p in ("deletion", "insertion", "substitution")]
-    t.add_row(*row)
+        rows += [(p, f"  {p}") for p in ("deletion", "insertion", "substitution")]
+    for key, label in rows:
+        d = res.summary[key]
+        ci = f"[{d['ci_low']:.3f}, {d['ci_high']:.3f}]"
+        t.add_row(label, str(d["n"]), f"{d['value']:.3f}", ci, f"{d['sd']:.3f}")
     return t
 
 
@@ -42,9 +42,11 @@ def da_distribution_table(res: FileScores, title: str, columns: tuple[str, ...])
     t = Table(title=title, title_justify="left")
     t.add_column("system")
     t.add_column("n", justify="right")
-    names = {"dae": "DAE (bits) [95% CI]", "dami": "DAMI (bits) [95% CI]"}
+    names = {"dae": "DAE bits [95% CI]", "dami": "DAMI bits [95% CI]"}
     for c in columns:
-        t.add_column(names.get(c, c.replace("distinct", "Distinct-")), justify="right")
+        t.add_column(
+            names.get(c, c.replace("distinct", "Distinct-")), justify="right", no_wrap=True
+        )
     for system, row in res.summary.items():
         cells = [system, str(row["dae"]["n"])]
         for c in columns:
