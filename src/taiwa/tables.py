@@ -39,14 +39,12 @@ def da_sequence_table(res: FileScores, title: str, metrics: tuple[str, ...]) -> 
 
 def da_distribution_table(res: FileScores, title: str, columns: tuple[str, ...]) -> Table:
     """Seed 002 Table 2 layout: one row per system with DAE / DAMI (bits) and Distinct."""
-    t = Table(title=title, title_justify="left")
-    t.add_column("system")
-    t.add_column("n", justify="right")
-    names = {"dae": "DAE bits [95% CI]", "dami": "DAMI bits [95% CI]"}
+    t = Table(title=title, title_justify="left", caption="DAE/DAMI in bits [95 % bootstrap CI]")
+    t.add_column("system", no_wrap=True)
+    t.add_column("n", justify="right", no_wrap=True)
     for c in columns:
-        t.add_column(
-            names.get(c, c.replace("distinct", "Distinct-")), justify="right", no_wrap=True
-        )
+        header = {"dae": "DAE", "dami": "DAMI"}.get(c, c.replace("distinct", "Dist-"))
+        t.add_column(header, justify="right", no_wrap=True)
     for system, row in res.summary.items():
         cells = [system, str(row["dae"]["n"])]
         for c in columns:
