@@ -20,6 +20,7 @@ from taiwa.file_scoring import (
 )
 from taiwa.io import write_json
 from taiwa.metrics import transition_lift
+from taiwa.models.spec import HELP as MODEL_HELP
 from taiwa.taxonomies import load_taxonomy
 
 console = Console()
@@ -190,6 +191,62 @@ def score_rouge(
     res = score_rouge_files(pred, ref, seed=seed)
     _finish(
         res, tables.rouge_table(res, f"ROUGE: {pred.name} vs {ref.name}"), json_out, "pred", "ref"
+    )
+
+
+@app.command("run", no_args_is_help=True)
+def run_cmd(
+    benchmark: Annotated[str | None, typer.Argument(help="Benchmark name, e.g. prompts.")] = None,
+    model: Annotated[
+        str | None, typer.Option("--model", "-m", help=f"Model SPEC: {MODEL_HELP}.")
+    ] = None,
+    data: Annotated[
+        Path | None, typer.Option(help="Dataset file (default: the bundled sample).")
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option(help="Run directory (default: runs/BENCHMARK/MODEL).")
+    ] = None,
+    config: Annotated[
+        Path | None,
+        typer.Option("--config", help="run.yaml with the same settings as these flags."),
+    ] = None,
+    base_url: Annotated[str | None, typer.Option(help="Base URL for openai: models.")] = None,
+    limit: Annotated[int | None, typer.Option(help="Only the first N samples.")] = None,
+    concurrency: Annotated[
+        int | None, typer.Option(help="Requests in flight (default 16).")
+    ] = None,
+    rpm: Annotated[float | None, typer.Option(help="Requests per minute limit.")] = None,
+    timeout: Annotated[float | None, typer.Option(help="Per-request timeout, seconds.")] = None,
+    max_retries: Annotated[int | None, typer.Option(help="Retries on 429/5xx/timeouts.")] = None,
+    temperature: Annotated[
+        float | None, typer.Option(help="Sampling temperature (default 0).")
+    ] = None,
+    max_tokens: Annotated[
+        int | None, typer.Option(help="Reply length limit (default 512).")
+    ] = None,
+    seed: Annotated[
+        int | None, typer.Option(help="Generation and bootstrap seed (default 0).")
+    ] = None,
+    cache_dir: Annotated[
+        Path | None, typer.Option(help="Response cache (default ~/.cache/taiwa).")
+    ] = None,
+    no_cache: Annotated[
+        bool | None, typer.Option("--no-cache", help="Do not read or write the cache.")
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Run a benchmark on a model and write a run directory; finished requests are cached,
+    so an interrupted run resumes where it stopped."""
+    overrides = {k: v for k, v in locals().items() if k not in ("config", "quiet")}
+    from taiwa.run_config import resolve_config
+    from taiwa.runner import run
+
+    cfg = resolve_config(config, overrides)
+    result = run(cfg, show_progress=not quiet)
+    console.print(tables.run_summary_table(result.summary, f"{cfg.benchmark} × {cfg.model}"))
+    console.print(
+        f"model calls: {result.model_calls}, from cache: {result.cache_hits}, "
+        f"errors: {result.errors} → {result.run_dir}/"
     )
 
 

@@ -75,3 +75,16 @@ def lift_table(tl: Any, title: str) -> Table:
     for i, lab in enumerate(tl.labels):
         t.add_row(lab, *("–" if v != v else f"{v:.2f}" for v in tl.lift[i]))
     return t
+
+
+def run_summary_table(summary: dict[str, Any], title: str) -> Table:
+    """Every aggregate of a run summary: value, 95 % CI and n."""
+    t = Table(title=title, title_justify="left")
+    for name in ("metric", "value", "95% CI", "n"):
+        t.add_column(name, justify="left" if name == "metric" else "right")
+    for key, d in summary.items():
+        if isinstance(d, dict) and "ci_low" in d:
+            t.add_row(
+                key, f"{d['value']:.3f}", f"[{d['ci_low']:.3f}, {d['ci_high']:.3f}]", str(d["n"])
+            )
+    return t

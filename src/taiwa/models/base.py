@@ -1,0 +1,64 @@
+"""The :class:`ChatModel` protocol and a base class that runs requests concurrently."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from typing import Protocol, runtime_checkable
+
+from taiwa.models.types import ChatRequest, ChatResponse
+
+OnResponse = Callable[[ChatResponse], None]
+
+
+@runtime_checkable
+class ChatModel(Protocol):
+    """Anything that answers chat requests.
+
+    ``backend`` and ``model_id`` identify the model in caches and run directories.
+    ``generate`` returns one response per request, in order; a failed request becomes a
+    response with ``error`` set. ``on_response`` is called as each response completes.
+    """
+
+    backend: str
+    model_id: str
+
+    async def generate(
+        self, requests: Sequence[ChatRequest], *, on_response: OnResponse | None = None
+    ) -> list[ChatResponse]: ...
+
+
+class ConcurrentModel(ABC):
+    """Base for backends: subclasses implement :meth:`_complete` for one request.
+
+    Up to ``concurrency`` requests run at once; exceptions become per-request errors.
+    """
+
+    backend: str
+    model_id: str
+    concurrency = 1
+
+    @abstractmethod
+    async def _complete(self, request: ChatRequest) -> str:
+        """The reply text for one request (raise to record an error for it)."""
+
+    async def generate(
+        self, requests: Sequence[ChatRequest], *, on_response: OnResponse | None = None
+    ) -> list[ChatResponse]:
+        sem = asyncio.Semaphore(max(1, self.concurrency))
+
+        async def one(req: ChatRequest) -> ChatResponse:
+            async with sem:
+                start = time.perf_counter()
+                try:
+                    text = await self._complete(req)
+                    res = ChatResponse(id=req.id, text=text, latency_s=time.perf_counter() - start)
+                except Exception as exc:  # recorded per sample, never dropped
+                    res = ChatResponse(id=req.id, error=f"{type(exc).__name__}: {exc}")
+            if on_response is not None:
+                on_response(res)
+            return res
+
+        return list(await asyncio.gather(*(one(r) for r in requests)))

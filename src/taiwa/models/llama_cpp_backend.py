@@ -1,0 +1,80 @@
+"""``gguf:PATH`` and ``demo``: local GGUF models through llama-cpp-python.
+
+The chat template comes from the GGUF metadata; a JSON schema becomes a llama.cpp grammar
+(``response_format={"type": "json_object", "schema": ...}``). One model instance answers one
+request at a time, in a worker thread, so the event loop stays free.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+from taiwa.errors import TaiwaError
+from taiwa.models.base import ConcurrentModel
+from taiwa.models.types import ChatRequest
+
+
+def _fingerprint(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        h.update(fh.read(1 << 20))
+    return f"{path.name}:{path.stat().st_size}:{h.hexdigest()[:12]}"
+
+
+class LlamaCppModel(ConcurrentModel):
+    """A GGUF chat model run in-process by llama.cpp."""
+
+    backend = "llama.cpp"
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        model_id: str | None = None,
+        n_ctx: int = 4096,
+        n_threads: int | None = None,
+    ) -> None:
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise TaiwaError(
+                f"GGUF model file not found: {self.path} "
+                "(expected gguf:PATH to an existing .gguf file)"
+            )
+        from llama_cpp import Llama
+
+        self.model_id = model_id or _fingerprint(self.path)
+        self.concurrency = 1
+        self._lock = threading.Lock()
+        self.llm = Llama(
+            model_path=str(self.path),
+            n_ctx=n_ctx,
+            n_threads=n_threads or os.cpu_count() or 1,
+            verbose=False,
+            seed=0,
+        )
+
+    def _complete_sync(self, request: ChatRequest) -> str:
+        if any(m.has_audio for m in request.messages):
+            raise TaiwaError("the llama.cpp backend takes text only; use cascade:ASR+LLM for audio")
+        p = request.params
+        kwargs: dict[str, Any] = {
+            "messages": [{"role": m.role, "content": m.text} for m in request.messages],
+            "temperature": p.temperature,
+            "max_tokens": p.max_tokens,
+            "seed": p.seed,
+        }
+        if p.stop:
+            kwargs["stop"] = p.stop
+        if p.json_schema is not None:
+            kwargs["response_format"] = {"type": "json_object", "schema": p.json_schema}
+        with self._lock:
+            out: Any = self.llm.create_chat_completion(**kwargs)
+        return str(out["choices"][0]["message"]["content"] or "")
+
+    async def _complete(self, request: ChatRequest) -> str:
+        return await asyncio.to_thread(self._complete_sync, request)

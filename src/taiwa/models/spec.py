@@ -1,0 +1,82 @@
+"""Model SPEC strings: ``openai:MODEL``, ``gguf:PATH``, ``hf:PATH``, ``replay:FILE``,
+``builtin:NAME`` and ``demo`` (DESIGN.md, CLI shape)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from taiwa.errors import TaiwaError
+from taiwa.models.base import ChatModel
+
+KINDS = ("openai", "gguf", "hf", "replay", "builtin")
+HELP = "openai:MODEL, gguf:PATH, hf:PATH, replay:FILE, builtin:parrot|eliza|fixed or demo"
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A parsed SPEC: the backend kind and its target (model name, path or built-in name)."""
+
+    kind: str
+    target: str
+
+    @classmethod
+    def parse(cls, spec: str) -> ModelSpec:
+        spec = spec.strip()
+        if spec == "demo":
+            return cls("demo", "")
+        kind, sep, target = spec.partition(":")
+        if not sep or kind not in KINDS or not target:
+            raise TaiwaError(f"bad model spec {spec!r}: expected {HELP}")
+        return cls(kind, target)
+
+
+@dataclass(frozen=True)
+class ModelOptions:
+    """Backend options that come from the run configuration."""
+
+    base_url: str | None = None
+    concurrency: int = 16
+    rpm: float | None = None
+    timeout: float = 60.0
+    max_retries: int = 5
+    cache_dir: Path | None = None
+
+
+def load_model(spec: str | ModelSpec, options: ModelOptions | None = None) -> ChatModel:
+    """Build the backend named by ``spec``. Heavy libraries are imported only when needed."""
+    s = spec if isinstance(spec, ModelSpec) else ModelSpec.parse(spec)
+    o = options or ModelOptions()
+    if s.kind == "builtin":
+        from taiwa.models.builtin import BuiltinModel
+
+        return BuiltinModel(s.target)
+    if s.kind == "replay":
+        from taiwa.models.replay import ReplayModel
+
+        return ReplayModel(s.target)
+    if s.kind == "openai":
+        from taiwa.models.openai_compat import OpenAICompatModel
+
+        return OpenAICompatModel(
+            s.target,
+            base_url=o.base_url,
+            concurrency=o.concurrency,
+            rpm=o.rpm,
+            timeout=o.timeout,
+            max_retries=o.max_retries,
+        )
+    if s.kind in ("gguf", "demo"):
+        from taiwa.models.llama_cpp_backend import LlamaCppModel
+
+        if s.kind == "gguf":
+            return LlamaCppModel(s.target)
+        from taiwa.models.cache import default_cache_dir
+        from taiwa.models.embedded import MODEL_ID, embedded_model_path
+
+        return LlamaCppModel(
+            embedded_model_path(o.cache_dir or default_cache_dir()), model_id=MODEL_ID
+        )
+    from taiwa.models.transformers_backend import TransformersModel
+
+    return TransformersModel(s.target)

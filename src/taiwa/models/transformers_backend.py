@@ -1,0 +1,58 @@
+"""``hf:PATH``: a local transformers causal LM with its own chat template (no hub access)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+from typing import Any
+
+from taiwa.errors import TaiwaError
+from taiwa.models.base import ConcurrentModel
+from taiwa.models.types import ChatRequest
+
+
+class TransformersModel(ConcurrentModel):
+    """Greedy (temperature 0) or sampled generation with ``AutoModelForCausalLM`` on the CPU."""
+
+    backend = "transformers"
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        if not self.path.is_dir():
+            raise TaiwaError(f"hf:PATH must be a local model directory; {self.path} is not one")
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        self.tokenizer: Any = AutoTokenizer.from_pretrained(self.path, local_files_only=True)
+        self.model: Any = AutoModelForCausalLM.from_pretrained(self.path, local_files_only=True)
+        self.model.train(False)
+        if getattr(self.tokenizer, "chat_template", None) is None:
+            raise TaiwaError(f"{self.path}: the tokenizer has no chat template")
+        self.model_id = str(self.path.resolve())
+        self.concurrency = 1
+        self._lock = threading.Lock()
+
+    def _complete_sync(self, request: ChatRequest) -> str:
+        import torch
+
+        p = request.params
+        messages = [{"role": m.role, "content": m.text} for m in request.messages]
+        inputs = self.tokenizer.apply_chat_template(
+            messages, add_generation_prompt=True, return_tensors="pt", return_dict=True
+        )
+        gen: dict[str, Any] = {"max_new_tokens": p.max_tokens, "do_sample": p.temperature > 0}
+        if p.temperature > 0:
+            gen["temperature"] = p.temperature
+        pad = self.tokenizer.pad_token_id
+        gen["pad_token_id"] = pad if pad is not None else self.tokenizer.eos_token_id
+        with self._lock, torch.no_grad():
+            torch.manual_seed(p.seed)
+            out = self.model.generate(**inputs, **gen)
+        new_tokens = out[0, inputs["input_ids"].shape[1] :]
+        text = str(self.tokenizer.decode(new_tokens, skip_special_tokens=True))
+        for s in p.stop or []:
+            text = text.split(s)[0]
+        return text
+
+    async def _complete(self, request: ChatRequest) -> str:
+        return await asyncio.to_thread(self._complete_sync, request)

@@ -1,0 +1,95 @@
+"""Chat requests and responses shared by every model backend."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class ContentPart(BaseModel):
+    """A piece of user content: text, or audio (a WAV file path) for speech models."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["text", "audio"]
+    text: str | None = None
+    audio_path: str | None = None
+
+
+class ChatMessage(BaseModel):
+    """One chat message; ``content`` is text or a list of text/audio parts."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    role: Literal["system", "user", "assistant"]
+    content: str | list[ContentPart]
+
+    @property
+    def text(self) -> str:
+        """The text of the message (text parts joined; audio parts are skipped)."""
+        if isinstance(self.content, str):
+            return self.content
+        return "".join(p.text or "" for p in self.content if p.type == "text")
+
+    @property
+    def has_audio(self) -> bool:
+        return not isinstance(self.content, str) and any(p.type == "audio" for p in self.content)
+
+
+class GenerationParams(BaseModel):
+    """Sampling parameters; ``json_schema`` asks for JSON output where the backend supports it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    temperature: float = Field(0.0, ge=0.0)
+    max_tokens: int = Field(512, ge=1)
+    seed: int = 0
+    stop: list[str] | None = None
+    json_schema: dict[str, Any] | None = None
+
+
+class ChatRequest(BaseModel):
+    """A request for one sample: its id, the conversation so far and the parameters."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    messages: list[ChatMessage]
+    params: GenerationParams = Field(default_factory=GenerationParams)
+
+    def cache_key(self, backend: str, model: str) -> str:
+        """SHA-256 of everything that determines the reply (not the sample id)."""
+        payload = {
+            "backend": backend,
+            "model": model,
+            "params": self.params.model_dump(mode="json"),
+            "messages": [m.model_dump(mode="json") for m in self.messages],
+        }
+        text = json.dumps(payload, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    @property
+    def last_user_text(self) -> str:
+        for m in reversed(self.messages):
+            if m.role == "user":
+                return m.text
+        return ""
+
+
+class ChatResponse(BaseModel):
+    """The reply to one request, or the reason it failed (``error``); never silently dropped."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    text: str | None = None
+    error: str | None = None
+    cached: bool = False
+    latency_s: float | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.text is not None
