@@ -11,12 +11,13 @@ import asyncio
 import base64
 import os
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from taiwa.errors import TaiwaError
-from taiwa.models.base import ConcurrentModel
-from taiwa.models.types import ChatMessage, ChatRequest
+from taiwa.models.base import ConcurrentModel, OnResponse
+from taiwa.models.types import ChatMessage, ChatRequest, ChatResponse
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
@@ -77,13 +78,28 @@ class OpenAICompatModel(ConcurrentModel):
         self.max_retries = max_retries
         self.backoff = backoff
         self.limiter = RateLimiter(rpm)
+        self.timeout = timeout
         self._openai = openai
-        self.client = openai.AsyncOpenAI(
+        self.client: Any = None
+
+    def _new_client(self) -> Any:
+        return self._openai.AsyncOpenAI(
             base_url=self.base_url,
             api_key=os.environ.get("OPENAI_API_KEY") or "EMPTY",
-            timeout=timeout,
+            timeout=self.timeout,
             max_retries=0,
         )
+
+    async def generate(
+        self, requests: Sequence[ChatRequest], *, on_response: OnResponse | None = None
+    ) -> list[ChatResponse]:
+        """Like :meth:`ConcurrentModel.generate`, with one HTTP client for the batch, closed after."""
+        async with self._new_client() as client:
+            self.client = client
+            try:
+                return await super().generate(requests, on_response=on_response)
+            finally:
+                self.client = None
 
     def _retryable(self, exc: BaseException) -> bool:
         o = self._openai
@@ -97,7 +113,8 @@ class OpenAICompatModel(ConcurrentModel):
     async def check(self) -> None:
         """Fail early, with what to fix, when the server cannot be reached at all."""
         try:
-            await self.client.models.list()
+            async with self._new_client() as client:
+                await client.models.list()
         except self._openai.APIConnectionError as exc:
             raise TaiwaError(
                 f"cannot reach the OpenAI-compatible server at {self.base_url} "

@@ -1,0 +1,133 @@
+"""A small OpenAI-compatible chat server for tests, benchmarks and dry runs.
+
+``python -m taiwa.stub_server --port 8765 --latency 0.2`` serves ``/v1/models`` and
+``/v1/chat/completions``. The reply echoes the last user message (``"echo: ..."``), or a JSON
+object when ``response_format`` asks for one. Faults can be scripted per request: ``fail``
+lists the HTTP status (or ``"timeout"``, ``"badjson"``) to return for the first requests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+
+@dataclass
+class StubState:
+    """Behaviour and counters of a running stub server."""
+
+    latency: float = 0.0
+    hang: float = 3.0
+    faults: list[int | str] = field(default_factory=list)
+    hits: int = 0
+    ok: int = 0
+    seen: list[str] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+def _reply(body: dict[str, Any]) -> str:
+    user = [m for m in body.get("messages", []) if m.get("role") == "user"]
+    last = user[-1]["content"] if user else ""
+    if isinstance(last, list):
+        last = "".join(p.get("text", "") for p in last if p.get("type") == "text")
+    if body.get("response_format"):
+        return json.dumps({"answer": last}, ensure_ascii=False)
+    return f"echo: {last}"
+
+
+def make_app(state: StubState) -> web.Application:
+    async def models(_: web.Request) -> web.Response:
+        return web.json_response({"object": "list", "data": [{"id": "stub", "object": "model"}]})
+
+    async def chat(request: web.Request) -> web.StreamResponse:
+        body = await request.json()
+        with state.lock:
+            state.hits += 1
+            fault = state.faults.pop(0) if state.faults else None
+        if fault == "timeout":
+            await asyncio.sleep(state.hang)
+        if fault == "badjson":
+            return web.Response(text="{not json", content_type="application/json")
+        if isinstance(fault, int):
+            return web.json_response({"error": {"message": f"scripted {fault}"}}, status=fault)
+        if state.latency:
+            await asyncio.sleep(state.latency)
+        text = _reply(body)
+        with state.lock:
+            state.ok += 1
+            state.seen.append(text)
+        return web.json_response(
+            {
+                "id": f"chatcmpl-{state.hits}",
+                "object": "chat.completion",
+                "created": 0,
+                "model": body.get("model", "stub"),
+                "choices": [
+                    {
+                        "index": 0,
+                        "finish_reason": "stop",
+                        "message": {"role": "assistant", "content": text},
+                    }
+                ],
+                "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+            }
+        )
+
+    app = web.Application()
+    app.router.add_get("/v1/models", models)
+    app.router.add_post("/v1/chat/completions", chat)
+    return app
+
+
+@contextmanager
+def serve(state: StubState, host: str = "127.0.0.1") -> Iterator[str]:
+    """Run the stub on a free port in a background thread; yields its base URL."""
+    loop = asyncio.new_event_loop()
+    ready = threading.Event()
+    holder: dict[str, Any] = {}
+
+    async def start() -> None:
+        runner = web.AppRunner(make_app(state), handle_signals=False, shutdown_timeout=0.5)
+        await runner.setup()
+        site = web.TCPSite(runner, host, 0, backlog=1024)
+        await site.start()
+        holder["runner"] = runner
+        holder["port"] = runner.addresses[0][1]
+        ready.set()
+
+    def main() -> None:
+        asyncio.set_event_loop(loop)
+        loop.run_until_complete(start())
+        loop.run_forever()
+
+    thread = threading.Thread(target=main, daemon=True)
+    thread.start()
+    if not ready.wait(10):
+        raise RuntimeError("stub server did not start")
+    try:
+        yield f"http://{host}:{holder['port']}/v1"
+    finally:
+        asyncio.run_coroutine_threadsafe(holder["runner"].cleanup(), loop).result(10)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--host", default="127.0.0.1")
+    ap.add_argument("--port", type=int, default=8765)
+    ap.add_argument("--latency", type=float, default=0.0, help="seconds before each reply")
+    args = ap.parse_args()
+    web.run_app(make_app(StubState(latency=args.latency)), host=args.host, port=args.port)
+
+
+if __name__ == "__main__":
+    main()

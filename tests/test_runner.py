@@ -1,0 +1,187 @@
+"""The runner: run directories, caching, resume after SIGKILL, replay, config files, errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from taiwa.errors import TaiwaError
+from taiwa.run_config import RunConfig, resolve_config
+from taiwa.runner import run
+from taiwa.stub_server import StubState, serve
+
+
+def _prompts(tmp_path: Path, n: int) -> Path:
+    path = tmp_path / "prompts.jsonl"
+    lines = [
+        json.dumps({"id": f"q{i:03d}", "prompt": f"{i}番目の質問です"}, ensure_ascii=False)
+        for i in range(n)
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def _read_jsonl(path: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_run_directory_and_second_run_makes_no_calls(tmp_path: Path) -> None:
+    cfg = RunConfig(
+        benchmark="prompts", model="builtin:parrot", out=tmp_path / "run", cache_dir=tmp_path / "c"
+    )
+    first = run(cfg, show_progress=False)
+    assert (first.n, first.model_calls, first.cache_hits, first.errors) == (8, 8, 0, 0)
+    for name in ("config.json", "responses.jsonl", "scores.jsonl", "summary.json"):
+        assert (tmp_path / "run" / name).exists()
+    config = json.loads((tmp_path / "run" / "config.json").read_text(encoding="utf-8"))
+    assert config["config"]["model"] == "builtin:parrot" and config["taiwa_version"]
+    second = run(cfg, show_progress=False)
+    assert (second.model_calls, second.cache_hits) == (0, 8)
+    assert json.loads((tmp_path / "run" / "summary.json").read_text())["model_calls"] == 0
+    assert _read_jsonl(tmp_path / "run" / "responses.jsonl")[0]["cached"] is True
+
+
+def test_openai_run_against_local_server(tmp_path: Path) -> None:
+    data = _prompts(tmp_path, 12)
+    state = StubState(latency=0.05, faults=[500, 429])
+    with serve(state) as url:
+        cfg = RunConfig(
+            benchmark="prompts",
+            model="openai:stub",
+            base_url=url,
+            data=data,
+            out=tmp_path / "run",
+            cache_dir=tmp_path / "c",
+            concurrency=4,
+        )
+        res = run(cfg, show_progress=False)
+        again = run(cfg, show_progress=False)
+    assert (res.n, res.errors, res.model_calls) == (12, 0, 12)
+    assert again.model_calls == 0 and state.ok == 12
+    texts = [r["text"] for r in _read_jsonl(tmp_path / "run" / "responses.jsonl")]
+    assert texts == [f"echo: {i}番目の質問です" for i in range(12)]
+
+
+def test_replay_reports_missing_ids(tmp_path: Path) -> None:
+    data = _prompts(tmp_path, 5)
+    replay = tmp_path / "replies.jsonl"
+    replay.write_text(
+        "".join(
+            json.dumps({"id": f"q{i:03d}", "text": f"返事{i}"}, ensure_ascii=False) + "\n"
+            for i in range(4)
+        ),
+        encoding="utf-8",
+    )
+    cfg = RunConfig(
+        benchmark="prompts",
+        model=f"replay:{replay}",
+        data=data,
+        out=tmp_path / "run",
+        cache_dir=tmp_path / "c",
+    )
+    res = run(cfg, show_progress=False)
+    assert res.errors == 1
+    rows = _read_jsonl(tmp_path / "run" / "responses.jsonl")
+    assert rows[4]["id"] == "q004" and "no reply for id 'q004'" in str(rows[4]["error"])
+    assert [r.get("text") for r in rows[:4]] == [f"返事{i}" for i in range(4)]
+
+
+def test_config_file_equals_flags(tmp_path: Path) -> None:
+    yaml_file = tmp_path / "run.yaml"
+    yaml_file.write_text(
+        "benchmark: prompts\nmodel: builtin:fixed\nmax-tokens: 64\nseed: 3\n", encoding="utf-8"
+    )
+    from_file = resolve_config(yaml_file, {"limit": 2})
+    from_flags = resolve_config(
+        None,
+        {"benchmark": "prompts", "model": "builtin:fixed", "max_tokens": 64, "seed": 3, "limit": 2},
+    )
+    assert from_file == from_flags
+    yaml_file.write_text("benchmark: prompts\nmodel: demo\nbogus: 1\n", encoding="utf-8")
+    with pytest.raises(TaiwaError, match="bogus"):
+        resolve_config(yaml_file, {})
+
+
+def taiwa(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "taiwa", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "COLUMNS": "200", **(env or {})},
+    )
+
+
+def test_sigkill_and_resume_sends_only_unfinished(tmp_path: Path) -> None:
+    n = 30
+    data = _prompts(tmp_path, n)
+    state = StubState(latency=0.15)
+    with serve(state) as url:
+        args = [
+            "run",
+            "prompts",
+            "-m",
+            "openai:stub",
+            "--base-url",
+            url,
+            "--data",
+            str(data),
+            "--out",
+            str(tmp_path / "run"),
+            "--cache-dir",
+            str(tmp_path / "c"),
+            "--concurrency",
+            "2",
+            "-q",
+        ]
+        proc = taiwa(*args)
+        deadline = time.time() + 60
+        while state.ok < 8 and time.time() < deadline:
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+        time.sleep(0.5)  # requests in flight at the kill still finish on the server side
+        assert not (tmp_path / "run" / "responses.jsonl").exists()  # nothing half-written
+        with sqlite3.connect(tmp_path / "c" / "responses.sqlite") as db:
+            cached = db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+        assert 0 < cached < n
+        before = state.ok
+        out, errout = taiwa(*args).communicate(timeout=120)
+        assert "model calls:" in out, errout
+        assert state.ok - before == n - cached  # only the unfinished requests were sent
+        out3, _ = taiwa(*args).communicate(timeout=120)
+    rows = _read_jsonl(tmp_path / "run" / "responses.jsonl")
+    assert [r["id"] for r in rows] == [f"q{i:03d}" for i in range(n)]
+    assert all(r.get("text") == f"echo: {i}番目の質問です" for i, r in enumerate(rows))
+    assert "model calls: 0," in out3
+    assert json.loads((tmp_path / "run" / "summary.json").read_text())["model_calls"] == 0
+
+
+def test_cli_errors_are_one_line(tmp_path: Path) -> None:
+    cases = [
+        (["run", "prompts", "-m", "banana"], "bad model spec 'banana'"),
+        (["run", "nosuch", "-m", "builtin:parrot"], "unknown benchmark 'nosuch'"),
+        (
+            ["run", "prompts", "-m", "builtin:parrot", "--data", str(tmp_path / "no.jsonl")],
+            "no.jsonl: expected an existing file",
+        ),
+        (["run", "prompts", "-m", "gguf:/nonexistent.gguf"], "GGUF model file not found"),
+        (
+            ["run", "prompts", "-m", "openai:x", "--base-url", "http://127.0.0.1:9/v1"],
+            "cannot reach",
+        ),
+    ]
+    for args, message in cases:
+        out, err = taiwa(
+            *args, "--cache-dir", str(tmp_path / "c"), "--out", str(tmp_path / "o")
+        ).communicate(timeout=120)
+        assert message in err, (args, err)
+        assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
