@@ -8,7 +8,7 @@ import json
 import pytest
 
 from taiwa.errors import TaiwaError
-from taiwa.models import ChatMessage, ChatRequest, GenerationParams, load_model, ModelOptions
+from taiwa.models import ChatMessage, ChatRequest, GenerationParams, ModelOptions, load_model
 from taiwa.models.openai_compat import OpenAICompatModel
 from taiwa.stub_server import StubState, serve
 
@@ -94,5 +94,5 @@ def test_rate_limit_spaces_requests() -> None:
 
 def test_unreachable_server_is_one_clear_error() -> None:
     model = _model("http://127.0.0.1:9/v1")
-    with pytest.raises(TaiwaError, match="cannot reach .* check --base-url"):
+    with pytest.raises(TaiwaError, match=r"cannot reach .* check --base-url"):
         asyncio.run(model.check())

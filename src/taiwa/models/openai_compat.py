@@ -93,7 +93,7 @@ class OpenAICompatModel(ConcurrentModel):
     async def generate(
         self, requests: Sequence[ChatRequest], *, on_response: OnResponse | None = None
     ) -> list[ChatResponse]:
-        """Like :meth:`ConcurrentModel.generate`, with one HTTP client for the batch, closed after."""
+        """As :meth:`ConcurrentModel.generate`, with one HTTP client per batch, closed after."""
         async with self._new_client() as client:
             self.client = client
             try:
