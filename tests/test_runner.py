@@ -180,7 +180,7 @@ def test_cli_errors_are_one_line(tmp_path: Path) -> None:
         ),
     ]
     for args, message in cases:
-        out, err = taiwa(
+        _, err = taiwa(
             *args, "--cache-dir", str(tmp_path / "c"), "--out", str(tmp_path / "o")
         ).communicate(timeout=120)
         assert message in err, (args, err)
