@@ -54,6 +54,14 @@ def _message(m: ChatMessage) -> dict[str, Any]:
     return {"role": m.role, "content": parts}
 
 
+def _content(body: Any) -> str | None:
+    try:
+        content = body["choices"][0]["message"]["content"]
+    except (KeyError, IndexError, TypeError):
+        raise ValueError(f"unexpected chat completion body: {str(body)[:200]}") from None
+    return None if content is None else str(content)
+
+
 class OpenAICompatModel(ConcurrentModel):
     """Chat completions over HTTP. The API key comes from ``OPENAI_API_KEY`` (never stored)."""
 
@@ -83,11 +91,14 @@ class OpenAICompatModel(ConcurrentModel):
         self.client: Any = None
 
     def _new_client(self) -> Any:
+        # aiohttp as the transport (the SDK's `openai[aiohttp]` option) scales to high
+        # concurrency far better than the default pool (benchmarks/runner_overhead.py).
         return self._openai.AsyncOpenAI(
             base_url=self.base_url,
             api_key=os.environ.get("OPENAI_API_KEY") or "EMPTY",
             timeout=self.timeout,
             max_retries=0,
+            http_client=self._openai.DefaultAioHttpClient(timeout=self.timeout),
         )
 
     async def generate(
@@ -156,9 +167,11 @@ class OpenAICompatModel(ConcurrentModel):
         ):
             with attempt:
                 await self.limiter.wait()
-                resp = await self.client.chat.completions.create(**kwargs)
-                content = resp.choices[0].message.content
+                # The client's generic POST skips the SDK's per-field transform of the request and
+                # its pydantic model of the reply, which dominate CPU at high concurrency.
+                body = await self.client.post("/chat/completions", body=kwargs, cast_to=dict)
+                content = _content(body)
                 if content is None:
                     raise ValueError("the server returned no message content")
-                return str(content)
+                return content
         raise AssertionError("unreachable")  # pragma: no cover
