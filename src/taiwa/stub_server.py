@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import threading
 from collections.abc import Iterator
@@ -126,7 +127,14 @@ def main() -> None:
     ap.add_argument("--port", type=int, default=8765)
     ap.add_argument("--latency", type=float, default=0.0, help="seconds before each reply")
     args = ap.parse_args()
-    web.run_app(make_app(StubState(latency=args.latency)), host=args.host, port=args.port)
+    loop = None
+    with contextlib.suppress(ImportError):
+        import uvloop
+
+        loop = uvloop.new_event_loop()
+    web.run_app(
+        make_app(StubState(latency=args.latency)), host=args.host, port=args.port, loop=loop
+    )
 
 
 if __name__ == "__main__":
