@@ -104,14 +104,14 @@ def main() -> None:
         f"concurrency {args.concurrency}"
     )
     print(f"errors {result.errors}, model calls {result.model_calls}")
+    rows = [
+        ("ideal: N x latency / concurrency", ideal),
+        ("bare aiohttp client, no SDK, no cache (lower bound)", raw),
+        ("taiwa runner (official openai client, cache, files)", wall),
+    ]
     print(f"{'path':52s} {'wall s':>7s} {'wall/ideal':>10s}")
-    print(f"{'ideal: N x latency / concurrency':52s} {ideal:7.2f} {1.0:10.3f}")
-    print(
-        f"{'bare aiohttp client, no SDK, no cache (lower bound)':52s} {raw:7.2f} {raw / ideal:10.3f}"
-    )
-    print(
-        f"{'taiwa runner (official openai client, cache, files)':52s} {wall:7.2f} {wall / ideal:10.3f}"
-    )
+    for name, t in rows:
+        print(f"{name:52s} {t:7.2f} {t / ideal:10.3f}")
     print("target for the runner: <= 1.10")
 
 
