@@ -200,6 +200,10 @@ def run_cmd(
     model: Annotated[
         str | None, typer.Option("--model", "-m", help=f"Model SPEC: {MODEL_HELP}.")
     ] = None,
+    annotator: Annotated[
+        str | None,
+        typer.Option(help="DA annotator: offline, replay:FILE or a model SPEC (da-response)."),
+    ] = None,
     data: Annotated[
         Path | None, typer.Option(help="Dataset file (default: the bundled sample).")
     ] = None,
@@ -244,6 +248,14 @@ def run_cmd(
     cfg = resolve_config(config, overrides)
     result = run(cfg, show_progress=not quiet)
     console.print(tables.run_summary_table(result.summary, f"{cfg.benchmark} × {cfg.model}"))
+    if "examples" in result.summary:
+        console.print(tables.da_examples_table(result.summary["examples"]))
+    if "annotator" in result.summary:
+        s = result.summary
+        console.print(
+            f"annotator: {s['annotator']}; scored {s.get('n_scored', 0)} of {s['n']}, "
+            f"annotation failures: {s.get('annotation_failures', 0)}"
+        )
     console.print(
         f"model calls: {result.model_calls}, from cache: {result.cache_hits}, "
         f"errors: {result.errors} → {result.run_dir}/"

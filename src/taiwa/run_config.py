@@ -19,6 +19,7 @@ class RunConfig(BaseModel):
 
     benchmark: str
     model: str
+    annotator: str | None = None
     base_url: str | None = None
     data: Path | None = None
     out: Path | None = None

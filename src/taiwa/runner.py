@@ -109,18 +109,37 @@ def run(
     data_path = config.data or bench.default_data()
     samples = list(bench.load(data_path))[: config.limit]
     requests = bench.requests(samples, config.params)
-    inner = model or load_model(config.model, _options(config))
     cache_dir = config.cache_dir or default_cache_dir()
     cache = None if config.no_cache else ResponseCache(cache_dir / "responses.sqlite")
-    runner_model: ChatModel = inner if cache is None else CachingModel(inner, cache)
+    loaded: dict[str, ChatModel] = {}
+    if model is not None:
+        loaded[config.model] = model
+
+    def loader(spec: str) -> ChatModel:
+        """One (cached) instance per SPEC, shared by the system and the annotator."""
+        if spec not in loaded:
+            loaded[spec] = load_model(spec, _options(config))
+        inner = loaded[spec]
+        return inner if cache is None else CachingModel(inner, cache)
+
+    annotator_spec = config.annotator or getattr(bench, "default_annotator", None)
+    annotations = None
     try:
+        runner_model = loader(config.model)
         responses = asyncio.run(_generate(runner_model, requests, show_progress))
+        if annotator_spec is not None and hasattr(bench, "annotate"):
+            from taiwa.annotators import load_annotator
+
+            annotator = load_annotator(annotator_spec, loader)
+            log.info("annotating %d replies with %s", len(responses), annotator.name)
+            annotations = asyncio.run(bench.annotate(samples, responses, annotator))
     finally:
         if cache is not None:
             cache.close()
     calls = runner_model.calls if isinstance(runner_model, CachingModel) else len(requests)
     hits = runner_model.hits if isinstance(runner_model, CachingModel) else 0
-    scored = bench.score(samples, responses, config.seed)
+    scored = bench.score(samples, responses, config.seed, annotations)
+    inner = loaded[config.model]
     errors = sum(1 for r in responses if not r.ok)
     out = config.out or default_run_dir(config)
     summary = {
@@ -130,6 +149,7 @@ def run(
         "errors": errors,
         "model_calls": calls,
         "cache_hits": hits,
+        **({"annotator": annotator_spec} if annotations is not None else {}),
         **scored.summary,
     }
     resolved = config.model_copy(update={"data": data_path, "out": out, "cache_dir": cache_dir})
@@ -148,6 +168,8 @@ def run(
     )
     write_jsonl(out / "responses.jsonl", responses)
     write_jsonl(out / "scores.jsonl", scored.rows)
+    if annotations is not None:
+        write_jsonl(out / "annotations.jsonl", [a.as_row(str(annotator_spec)) for a in annotations])
     for name, rows in scored.extra_files.items():
         write_jsonl(out / name, rows)
     write_json(out / "summary.json", summary)

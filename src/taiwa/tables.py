@@ -88,3 +88,35 @@ def run_summary_table(summary: dict[str, Any], title: str) -> Table:
                 key, f"{d['value']:.3f}", f"[{d['ci_low']:.3f}, {d['ci_high']:.3f}]", str(d["n"])
             )
     return t
+
+
+def _seq(steps: list[dict[str, Any]]) -> str:
+    return ", ".join(f"({s['act']}, {s['importance']:.2f})" for s in steps)
+
+
+def da_examples_table(examples: dict[str, dict[str, Any]]) -> Table:
+    """Seed 000 Table 2: representative replies by edit-distance profile."""
+    t = Table(
+        title="Representative examples (seed 000 Table 2)", title_justify="left", show_lines=True
+    )
+    for name in ("profile", "input", "gold reply / DA", "system reply / DA"):
+        t.add_column(name, overflow="fold")
+    labels = {
+        "max_insertion": "max insertion",
+        "max_deletion": "max deletion",
+        "max_substitution": "max substitution",
+        "min_wed": "min WED",
+    }
+    for key, label in labels.items():
+        ex = examples[key]
+        profile = (
+            f"{label}\n{ex['id']}\nWED {ex['wed']:.2f}\n"
+            f"del {ex['deletion']:.2f} ins {ex['insertion']:.2f} sub {ex['substitution']:.2f}"
+        )
+        t.add_row(
+            profile,
+            ex["input"],
+            f"{ex['gold_text']}\n[{_seq(ex['gold_steps'])}]",
+            f"{ex['reply']}\n[{_seq(ex['pred_steps'])}]",
+        )
+    return t

@@ -7,9 +7,11 @@ from taiwa.errors import TaiwaError
 
 
 def _registry() -> dict[str, Benchmark]:
+    from taiwa.benchmarks.da_response import DAResponseBenchmark
     from taiwa.benchmarks.prompts import PromptsBenchmark
 
-    return {b.name: b for b in (PromptsBenchmark(),)}
+    benchmarks: tuple[Benchmark, ...] = (PromptsBenchmark(), DAResponseBenchmark())
+    return {b.name: b for b in benchmarks}
 
 
 def benchmark_names() -> list[str]:

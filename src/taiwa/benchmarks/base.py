@@ -35,5 +35,9 @@ class Benchmark(Protocol):
     def requests(self, samples: Sequence[Any], params: GenerationParams) -> list[ChatRequest]: ...
 
     def score(
-        self, samples: Sequence[Any], responses: Sequence[ChatResponse], seed: int
+        self,
+        samples: Sequence[Any],
+        responses: Sequence[ChatResponse],
+        seed: int,
+        annotations: Sequence[Any] | None = None,
     ) -> Scored: ...

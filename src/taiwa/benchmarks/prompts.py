@@ -70,7 +70,11 @@ class PromptsBenchmark:
         return [ChatRequest(id=s.id, messages=s.chat(), params=params) for s in samples]
 
     def score(
-        self, samples: Sequence[PromptSample], responses: Sequence[ChatResponse], seed: int
+        self,
+        samples: Sequence[PromptSample],
+        responses: Sequence[ChatResponse],
+        seed: int,
+        annotations: Sequence[object] | None = None,
     ) -> Scored:
         rows = []
         for s, r in zip(samples, responses, strict=True):

@@ -32,7 +32,7 @@ class ChatMessage(BaseModel):
         """The text of the message (text parts joined; audio parts are skipped)."""
         if isinstance(self.content, str):
             return self.content
-        return "".join(p.text or "" for p in self.content if p.type == "text")
+        return "\n".join(p.text or "" for p in self.content if p.type == "text")
 
     @property
     def has_audio(self) -> bool:

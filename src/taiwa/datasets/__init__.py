@@ -1,0 +1,1 @@
+"""Dataset schemas and loaders, one module per method."""

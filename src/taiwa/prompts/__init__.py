@@ -1,0 +1,1 @@
+"""Prompt texts taken verbatim from the seeds (they are part of the specification)."""
