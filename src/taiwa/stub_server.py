@@ -2,8 +2,9 @@
 
 ``python -m taiwa.stub_server --port 8765 --latency 0.2`` serves ``/v1/models`` and
 ``/v1/chat/completions``. The reply echoes the last user message (``"echo: ..."``), or a JSON
-object when ``response_format`` asks for one. Faults can be scripted per request: ``fail``
-lists the HTTP status (or ``"timeout"``, ``"badjson"``) to return for the first requests.
+object when ``response_format`` asks for one. Faults can be scripted per request: ``faults``
+lists the HTTP status (or ``"timeout"``, ``"badjson"``) to return for the first requests, and
+``replies`` the message contents (e.g. malformed JSON) to return before echoing again.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ class StubState:
     latency: float = 0.0
     hang: float = 3.0
     faults: list[int | str] = field(default_factory=list)
+    replies: list[str] = field(default_factory=list)
     hits: int = 0
     ok: int = 0
     seen: list[str] = field(default_factory=list)
@@ -61,7 +63,9 @@ def make_app(state: StubState) -> web.Application:
             return web.json_response({"error": {"message": f"scripted {fault}"}}, status=fault)
         if state.latency:
             await asyncio.sleep(state.latency)
-        text = _reply(body)
+        with state.lock:
+            scripted = state.replies.pop(0) if state.replies else None
+        text = scripted if scripted is not None else _reply(body)
         with state.lock:
             state.ok += 1
             state.seen.append(text)

@@ -1,0 +1,218 @@
+"""da-response (seed 000): dataset schema, annotators, generator, benchmark end to end."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from taiwa.annotators.base import ReplyToAnnotate
+from taiwa.annotators.llm_da import LLMDATagger, parse_steps
+from taiwa.annotators.sentence_da import (
+    default_sentence_tagger,
+    held_out_agreement,
+    split_sentences,
+)
+from taiwa.builders.da_response import build_items, parse_item, read_instructions
+from taiwa.datasets.da_response import load_da_response
+from taiwa.errors import InputError
+from taiwa.metrics.da_steps import ImportanceWarning
+from taiwa.models import ModelOptions, load_model
+from taiwa.prompts import seed000
+from taiwa.run_config import RunConfig
+from taiwa.runner import run
+from taiwa.samples import sample_path
+from taiwa.stub_server import StubState, serve
+
+GOLD = sample_path("da_response/gold.jsonl")
+GOOD_STEPS = json.dumps(
+    {
+        "steps": [
+            {"act": "Commissive", "importance": 0.7, "rationale": "r"},
+            {"act": "Question", "importance": 0.3},
+        ]
+    }
+)
+
+
+def _item(**over: object) -> dict[str, object]:
+    item: dict[str, object] = {
+        "id": "x1",
+        "scenario_context": {"background": "料理中。"},
+        "input": {"role": "USER", "text": "3分タイマーかけて", "locale": "ja-JP"},
+        "output": {"role": "ASSISTANT", "text": "3分のタイマーをセットしました。"},
+        "output_dialogue_acts": {
+            "steps": [{"act": "Commissive", "importance": 1.0, "rationale": "r"}]
+        },
+    }
+    item.update(over)
+    return item
+
+
+def _write(tmp_path: Path, *items: dict[str, object]) -> Path:
+    p = tmp_path / "ds.jsonl"
+    p.write_text("".join(json.dumps(i, ensure_ascii=False) + "\n" for i in items), encoding="utf-8")
+    return p
+
+
+def test_bundled_sample_set() -> None:
+    items = load_da_response(GOLD)
+    assert len(items) >= 60
+    acts = {a for it in items for a in it.gold.acts}
+    assert acts == {
+        "Question",
+        "Check-Question",
+        "Answer",
+        "Inform",
+        "Request",
+        "Suggestion",
+        "Commissive",
+    }
+    assert {len(it.gold.steps) for it in items} == {1, 2, 3, 4}
+
+
+def test_schema_renormalises_with_warning(tmp_path: Path) -> None:
+    steps = [{"act": "Commissive", "importance": 0.6}, {"act": "Question", "importance": 0.2}]
+    with pytest.warns(ImportanceWarning):
+        [item] = load_da_response(_write(tmp_path, _item(output_dialogue_acts={"steps": steps})))
+    assert [s.importance for s in item.gold.steps] == pytest.approx([0.75, 0.25])
+
+
+@pytest.mark.parametrize(
+    ("steps", "field"),
+    [
+        ([{"act": "Commissive", "importance": 0.0}], "output_dialogue_acts.steps"),
+        ([], "output_dialogue_acts.steps"),
+        ([{"act": "Greeting", "importance": 1.0}], "output_dialogue_acts.steps[0].act"),
+        ([{"act": "Answer", "importance": -1}], "output_dialogue_acts.steps[0].importance"),
+    ],
+)
+def test_schema_errors_name_the_field(tmp_path: Path, steps: list[object], field: str) -> None:
+    with pytest.raises(InputError) as info:
+        load_da_response(
+            _write(tmp_path, _item(), _item(id="x2", output_dialogue_acts={"steps": steps}))
+        )
+    assert (info.value.line, info.value.field) == (2, field)
+
+
+def test_requests_use_appendix_b_prompts() -> None:
+    from taiwa.benchmarks import get_benchmark
+    from taiwa.models import GenerationParams
+
+    bench = get_benchmark("da-response")
+    [req] = bench.requests(load_da_response(GOLD)[:1], GenerationParams())
+    assert req.messages[0].content == "あなたは親切な日本語音声対話アシスタントです。"
+    assert req.messages[1].text.endswith(seed000.RESPONSE_USER)
+    assert req.messages[1].text.startswith(load_da_response(GOLD)[0].input.text)
+
+
+def test_gold_replies_with_gold_annotations_are_perfect(tmp_path: Path) -> None:
+    items = load_da_response(GOLD)
+    replies = tmp_path / "replies.jsonl"
+    replies.write_text(
+        "".join(
+            json.dumps({"id": it.id, "text": it.output.text}, ensure_ascii=False) + "\n"
+            for it in items
+        ),
+        encoding="utf-8",
+    )
+    cfg = RunConfig(
+        benchmark="da-response",
+        model=f"replay:{replies}",
+        annotator=f"replay:{GOLD}",
+        out=tmp_path / "run",
+        cache_dir=tmp_path / "c",
+    )
+    res = run(cfg, show_progress=False)
+    rows = [
+        json.loads(x)
+        for x in (tmp_path / "run" / "scores.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
+    assert len(rows) == len(items) and all(r["scored"] for r in rows)
+    assert all(r["wlcs"] == pytest.approx(1.0) and r["wed"] == 0.0 for r in rows)
+    assert res.summary["wed"]["value"] == 0.0 and res.summary["annotation_failures"] == 0
+    assert (tmp_path / "run" / "annotations.jsonl").exists()
+
+
+def test_fixed_baseline_summary_and_examples(tmp_path: Path) -> None:
+    cfg = RunConfig(
+        benchmark="da-response",
+        model="builtin:fixed",
+        out=tmp_path / "run",
+        cache_dir=tmp_path / "c",
+    )
+    s = run(cfg, show_progress=False).summary
+    assert s["n"] == 60 and s["n_scored"] == 60 and s["annotator"] == "offline"
+    for key in ("wlcs", "wed", "deletion", "insertion", "substitution"):
+        assert {"value", "ci_low", "ci_high", "n", "sd"} <= set(s[key])
+    ex = s["examples"]
+    assert ex["max_insertion"]["insertion"] >= ex["min_wed"]["insertion"]
+    assert ex["min_wed"]["wed"] <= s["wed"]["value"] <= max(e["wed"] for e in ex.values())
+
+
+def test_parse_steps_repairs_and_rejects() -> None:
+    assert parse_steps("```json\n" + GOOD_STEPS + "\n```").acts == ["Commissive", "Question"]
+    with pytest.raises(ValueError, match="act"):
+        parse_steps('{"steps": [{"act": "Banter", "importance": 1}]}')
+    with pytest.raises(ValueError, match="JSON"):
+        parse_steps("はい、わかりました")
+
+
+def _stub_model(url: str):  # type: ignore[no-untyped-def]
+    model = load_model("openai:stub", ModelOptions(base_url=url, max_retries=0))
+    return model
+
+
+def test_llm_annotator_repairs_malformed_json_on_retry() -> None:
+    state = StubState(replies=['{"steps": [{"act": "Commissive", "importance": 1.0', GOOD_STEPS])
+    with serve(state) as url:
+        [ann] = asyncio.run(
+            LLMDATagger(_stub_model(url)).annotate(
+                [ReplyToAnnotate("a", "電気消して", "消しました。")]
+            )
+        )
+    assert ann.sequence is not None and ann.sequence.acts == ["Commissive", "Question"]
+    assert ann.attempts == 2 and state.hits == 2
+
+
+def test_llm_annotator_records_failure_after_attempts() -> None:
+    state = StubState(replies=["だめ"] * 3)
+    with serve(state) as url:
+        [ann] = asyncio.run(
+            LLMDATagger(_stub_model(url), attempts=3).annotate([ReplyToAnnotate("a", "u", "r")])
+        )
+    assert ann.sequence is None and "JSON" in (ann.error or "") and ann.attempts == 3
+
+
+def test_generator_repairs_and_deduplicates(tmp_path: Path) -> None:
+    good = json.dumps({k: v for k, v in _item().items() if k != "id"}, ensure_ascii=False)
+    bad_act = good.replace("Commissive", "Promise")
+    state = StubState(replies=[bad_act, good, good])
+    with serve(state) as url:
+        report = asyncio.run(
+            build_items(_stub_model(url), ["タイマーの場面", "同じ場面"], attempts=2)
+        )
+    assert len(report.items) == 1 and report.duplicates == 1 and not report.failures
+    assert report.items[0].id == "gen0001"
+
+
+def test_parse_item_and_instructions(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="scenario_context"):
+        parse_item('{"input": {"text": "a"}}')
+    instructions = read_instructions(sample_path("da_response/scenarios.txt"))
+    assert len(instructions) >= 10 and not any(i.startswith("#") for i in instructions)
+
+
+def test_offline_tagger() -> None:
+    assert split_sentences('英語では "Can I get the check?" と言います。次にどうぞ！') == [
+        '英語では "Can I get the check?" と言います。',
+        "次にどうぞ！",
+    ]
+    seq = default_sentence_tagger().tag("3分のタイマーをセットしました。名前を付けますか？")
+    assert seq.acts == ["Commissive", "Question"]
+    assert sum(s.importance for s in seq.steps) == pytest.approx(1.0)
+    agreement = held_out_agreement(load_da_response(GOLD))
+    assert agreement.n_items == 15
+    assert agreement.mean_wed < 0.6 and agreement.act_accuracy > 0.5
