@@ -107,3 +107,30 @@ def test_demo_run_end_to_end(tmp_path: Path) -> None:
     res = run(cfg, show_progress=False)
     assert (res.n, res.errors, res.model_calls) == (2, 0, 2)
     assert run(cfg, show_progress=False).model_calls == 0
+
+
+def test_da_annotator_and_generator_with_demo_model(demo_model) -> None:  # type: ignore[no-untyped-def]
+    from taiwa.annotators.base import ReplyToAnnotate
+    from taiwa.annotators.llm_da import LLMDATagger
+    from taiwa.builders.da_response import build_items
+
+    replies = [
+        ReplyToAnnotate("a", "3分タイマーかけて", "3分のタイマーをセットしました。"),
+        ReplyToAnnotate(
+            "b", "明日の天気は？", "明日は晴れです。傘はいりません。週末の天気も調べますか？"
+        ),
+    ]
+    anns = asyncio.run(LLMDATagger(demo_model, max_tokens=200).annotate(replies))
+    assert [a.id for a in anns] == ["a", "b"]
+    for a in anns:  # schema-constrained: valid sequences, or a recorded reason
+        assert (a.sequence is not None and a.sequence.steps) or a.error
+    assert any(a.sequence is not None for a in anns)
+    report = asyncio.run(
+        build_items(
+            demo_model, ["料理中のユーザーがタイマーを頼む場面"], attempts=2, max_tokens=700
+        )
+    )
+    assert len(report.items) + len(report.failures) == 1
+    for item in report.items:
+        assert item.input.text and item.output.text
+        assert sum(s.importance for s in item.gold.steps) == pytest.approx(1.0)

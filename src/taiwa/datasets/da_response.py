@@ -91,8 +91,8 @@ def item_json_schema() -> dict[str, object]:
         "type": "object",
         "properties": {
             "act": {"type": "string", "enum": acts},
-            "importance": {"type": "number"},
-            "rationale": {"type": "string"},
+            "importance": {"type": "number", "minimum": 0, "maximum": 1},
+            "rationale": {"type": "string", "maxLength": 60},
         },
         "required": ["act", "importance", "rationale"],
     }
@@ -101,26 +101,31 @@ def item_json_schema() -> dict[str, object]:
         "properties": {
             "scenario_context": {
                 "type": "object",
-                "properties": {"background": {"type": "string"}},
+                "properties": {"background": {"type": "string", "maxLength": 160}},
                 "required": ["background"],
             },
             "input": {
                 "type": "object",
                 "properties": {
-                    "role": {"type": "string"},
-                    "text": {"type": "string"},
-                    "locale": {"type": "string"},
+                    "role": {"type": "string", "enum": ["USER"]},
+                    "text": {"type": "string", "maxLength": 80},
+                    "locale": {"type": "string", "enum": ["ja-JP"]},
                 },
                 "required": ["role", "text", "locale"],
             },
             "output": {
                 "type": "object",
-                "properties": {"role": {"type": "string"}, "text": {"type": "string"}},
+                "properties": {
+                    "role": {"type": "string", "enum": ["ASSISTANT"]},
+                    "text": {"type": "string", "maxLength": 160},
+                },
                 "required": ["role", "text"],
             },
             "output_dialogue_acts": {
                 "type": "object",
-                "properties": {"steps": {"type": "array", "items": step, "minItems": 1}},
+                "properties": {
+                    "steps": {"type": "array", "items": step, "minItems": 1, "maxItems": 6}
+                },
                 "required": ["steps"],
             },
         },

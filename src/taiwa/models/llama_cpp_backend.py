@@ -1,7 +1,8 @@
 """``gguf:PATH`` and ``demo``: local GGUF models through llama-cpp-python.
 
 The chat template comes from the GGUF metadata; a JSON schema becomes a llama.cpp grammar
-(``response_format={"type": "json_object", "schema": ...}``). One model instance answers one
+(``response_format={"type": "json_object", "schema": ...}``). A mild repeat penalty (1.1)
+keeps small models from looping at temperature 0. One model instance answers one
 request at a time, in a worker thread, so the event loop stays free.
 """
 
@@ -38,6 +39,7 @@ class LlamaCppModel(ConcurrentModel):
         model_id: str | None = None,
         n_ctx: int = 4096,
         n_threads: int | None = None,
+        repeat_penalty: float = 1.1,
     ) -> None:
         self.path = Path(path)
         if not self.path.is_file():
@@ -49,6 +51,7 @@ class LlamaCppModel(ConcurrentModel):
 
         self.model_id = model_id or _fingerprint(self.path)
         self.concurrency = 1
+        self.repeat_penalty = repeat_penalty
         self._lock = threading.Lock()
         self.llm = Llama(
             model_path=str(self.path),
@@ -67,6 +70,7 @@ class LlamaCppModel(ConcurrentModel):
             "temperature": p.temperature,
             "max_tokens": p.max_tokens,
             "seed": p.seed,
+            "repeat_penalty": self.repeat_penalty,
         }
         if p.stop:
             kwargs["stop"] = p.stop
