@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -22,7 +23,7 @@ def taiwa(*args: str) -> subprocess.CompletedProcess[str]:
         capture_output=True,
         text=True,
         timeout=300,
-        env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"},
+        env={**os.environ, "COLUMNS": "200"},
     )
 
 
@@ -134,6 +135,10 @@ def test_usage_error_exits_2() -> None:
 def test_demo_prints_tables(tmp_path: Path) -> None:
     r = taiwa("demo", "--out", str(tmp_path))
     assert r.returncode == 0, r.stderr
-    for title in ("da-response", "da-distribution", "ROUGE"):
+    for title in ("da-response", "da-distribution", "ROUGE", "Table 1", "Representative examples"):
         assert title in r.stdout
-    assert (tmp_path / "da_sequence.json").exists()
+    assert (tmp_path / "metrics" / "da_sequence.json").exists()
+    summary = json.loads(
+        (tmp_path / "da-response" / "demo" / "summary.json").read_text(encoding="utf-8")
+    )
+    assert summary["n"] == 12 and summary["annotator"] == "offline"

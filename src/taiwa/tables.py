@@ -108,6 +108,9 @@ def da_examples_table(examples: dict[str, dict[str, Any]]) -> Table:
         "min_wed": "min WED",
     }
     for key, label in labels.items():
+        if key not in examples:
+            t.add_row(label, "(no reply has this cost)", "", "")
+            continue
         ex = examples[key]
         profile = (
             f"{label}\n{ex['id']}\nWED {ex['wed']:.2f}\n"
@@ -119,4 +122,27 @@ def da_examples_table(examples: dict[str, dict[str, Any]]) -> Table:
             f"{ex['gold_text']}\n[{_seq(ex['gold_steps'])}]",
             f"{ex['reply']}\n[{_seq(ex['pred_steps'])}]",
         )
+    return t
+
+
+def table1(summaries: dict[str, dict[str, Any]], title: str) -> Table:
+    """Seed 000 Table 1, one column per model: WLCS/WED mean [95 % CI] and SD, mean breakdown."""
+    t = Table(title=title, title_justify="left")
+    t.add_column("")
+    for model in summaries:
+        t.add_column(model, justify="right", no_wrap=True)
+
+    def ci(d: dict[str, Any]) -> str:
+        return f"{d['value']:.3f} [{d['ci_low']:.2f}, {d['ci_high']:.2f}]"
+
+    t.add_row("n scored", *(str(s["n_scored"]) for s in summaries.values()))
+    t.add_row(
+        "failures (gen/annot)",
+        *(f"{s['generation_failures']}/{s['annotation_failures']}" for s in summaries.values()),
+    )
+    for key, label in (("wlcs", "Weighted LCS ↑"), ("wed", "WED ↓")):
+        t.add_row(f"{label} mean", *(ci(s[key]) for s in summaries.values()))
+        t.add_row(f"{label} SD", *(f"{s[key]['sd']:.3f}" for s in summaries.values()))
+    for part in ("deletion", "insertion", "substitution"):
+        t.add_row(f"  {part}", *(ci(s[part]) for s in summaries.values()))
     return t

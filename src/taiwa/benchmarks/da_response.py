@@ -131,7 +131,9 @@ class DAResponseBenchmark:
 
 
 def representative_examples(rows: Sequence[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Seed 000 Table 2: the rows with maximal insertion, deletion, substitution and minimal WED."""
+    """Seed 000 Table 2: the rows with maximal insertion, deletion, substitution and minimal WED.
+
+    A "max" profile is left out when no row has that cost at all."""
     picks = {
         "max_insertion": max(rows, key=lambda r: r["insertion"]),
         "max_deletion": max(rows, key=lambda r: r["deletion"]),
@@ -139,4 +141,8 @@ def representative_examples(rows: Sequence[dict[str, Any]]) -> dict[str, dict[st
         "min_wed": min(rows, key=lambda r: r["wed"]),
     }
     keep = ("id", "input", "gold_text", "gold_steps", "reply", "pred_steps", "wed", *PARTS)
-    return {name: {k: row[k] for k in keep} for name, row in picks.items()}
+    return {
+        name: {k: row[k] for k in keep}
+        for name, row in picks.items()
+        if name == "min_wed" or row[name.removeprefix("max_")] > 0
+    }
