@@ -19,6 +19,7 @@ $(PY):
 $(STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet "torch==2.13.0"
 	$(PY) -m pip install --quiet -e ".[all,dev]"
+	$(PY) -m pip install --quiet --no-deps "ja-ginza==5.3.0"  # word vectors only; spaCy not needed
 	@touch $(STAMP)
 
 install: $(STAMP)

@@ -240,10 +240,52 @@ def run_cmd(
         bool | None, typer.Option("--no-cache", help="Do not read or write the cache.")
     ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    dialogues: Annotated[
+        Path | None, typer.Option(help="cohesion: dialogue JSONL (default: bundled).")
+    ] = None,
+    resource: Annotated[
+        str, typer.Option(help="cohesion: default, vectors:THRESHOLD or an LLR pair table path.")
+    ] = "default",
+    distance: Annotated[
+        int, typer.Option(help="cohesion: max utterance distance d (seed 003).")
+    ] = 3,
+    strict: Annotated[
+        bool, typer.Option(help="cohesion: associated pairs only, no reiteration.")
+    ] = False,
 ) -> None:
     """Run a benchmark on a model and write a run directory; finished requests are cached,
     so an interrupted run resumes where it stopped."""
-    overrides = {k: v for k, v in locals().items() if k not in ("config", "quiet")}
+    if benchmark == "cohesion":
+        from taiwa.cohesion_run import run_cohesion
+
+        res = run_cohesion(
+            dialogues,
+            resource=resource,
+            d=distance,
+            strict=strict,
+            out=out,
+            seed=seed or 0,
+            show_progress=not quiet,
+        )
+        console.print(
+            tables.cohesion_table(
+                res.summary, f"cohesion ({res.summary['resource']}, d={distance})"
+            )
+        )
+        for key in ("correlation_all", "correlation_agents_only"):
+            if key in res.summary:
+                c = res.summary[key]
+                console.print(
+                    f"{key}: Pearson r = {c['r']:.2f} [{c['ci_low']:.2f}, {c['ci_high']:.2f}] "
+                    f"(n={c['n']} dialogues)"
+                )
+        console.print(f"→ {res.run_dir}/")
+        return
+    overrides = {
+        k: v
+        for k, v in locals().items()
+        if k not in ("config", "quiet", "dialogues", "resource", "distance", "strict")
+    }
     from taiwa.run_config import resolve_config
     from taiwa.runner import run
 

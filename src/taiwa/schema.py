@@ -22,6 +22,8 @@ class Utterance(BaseModel):
     speaker: str
     text: str
     role: Role
+    correct: bool | None = None
+    """Optional human label: is this (agent) utterance semantically correct? (seed 003 §3.1)"""
 
 
 class Dialogue(BaseModel):

@@ -146,3 +146,23 @@ def table1(summaries: dict[str, dict[str, Any]], title: str) -> Table:
     for part in ("deletion", "insertion", "substitution"):
         t.add_row(f"  {part}", *(ci(s[part]) for s in summaries.values()))
     return t
+
+
+def cohesion_table(summary: dict[str, Any], title: str) -> Table:
+    """Seed 003 Tables 2–3: per system, the share of cohesive agent utterances (評価値) with its CI,
+    the human-labelled rate, precision and recall."""
+    t = Table(title=title, title_justify="left")
+    for name in ("system", "n", "cohesive share [95% CI]", "human rate", "precision", "recall"):
+        t.add_column(name, justify="left" if name == "system" else "right", no_wrap=True)
+    for system, e in summary["systems"].items():
+        share = e["cohesive_share"]
+        human = e.get("human_rate")
+        t.add_row(
+            system,
+            str(share["n"]),
+            f"{share['value']:.2f} [{share['ci_low']:.2f}, {share['ci_high']:.2f}]",
+            f"{human['value']:.2f}" if human else "–",
+            f"{e['precision']:.2f}" if "precision" in e else "–",
+            f"{e['recall']:.2f}" if "recall" in e else "–",
+        )
+    return t

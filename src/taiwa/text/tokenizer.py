@@ -20,11 +20,14 @@ SKIPPED_POS = frozenset({"補助記号", "空白", "記号"})
 
 @dataclass(frozen=True, slots=True)
 class Token:
-    """One morpheme: surface form, lemma (UniDic ``orthBase``, else the surface) and POS."""
+    """One morpheme: surface form, lemma (UniDic ``orthBase``, else the surface), POS, and
+    ``norm``: UniDic's ``lemma`` without its English gloss (りんご → 林檎, タイマー-timer →
+    タイマー), the closest UniDic has to Sudachi's normalized form."""
 
     surface: str
     lemma: str
     pos: tuple[str, ...]
+    norm: str = ""
 
     @property
     def pos1(self) -> str:
@@ -78,7 +81,9 @@ class FugashiTokenizer:
                 f = w.feature
                 pos = tuple(p for p in (f.pos1, f.pos2, f.pos3, f.pos4) if p and p != "*")
                 base = f.orthBase
-                out.append(Token(w.surface, base if base and base != "*" else w.surface, pos))
+                lemma = base if base and base != "*" else w.surface
+                norm = f.lemma.split("-")[0] if f.lemma and f.lemma != "*" else lemma
+                out.append(Token(w.surface, lemma, pos, norm))
         return out
 
     def tokenize(self, text: str) -> list[str]:
