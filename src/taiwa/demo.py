@@ -3,6 +3,7 @@
 1. The metrics on the bundled sample files (seeds 000, 001, 002).
 2. ``da-response`` (seed 000) end to end: the built-in ``fixed`` baseline on all 60 items and the
    embedded demo LLM on a documented subsample, both annotated by the offline sentence tagger.
+3. ``cohesion`` (seed 003) on the bundled labelled dialogues with the default vector resource.
 """
 
 from __future__ import annotations
@@ -89,9 +90,32 @@ def da_response_runs(console: Console, out_dir: Path) -> None:
     console.print(tables.da_examples_table(summaries["demo"]["examples"]))
 
 
+def cohesion_run(console: Console, out_dir: Path) -> None:
+    from taiwa.cohesion_run import run_cohesion
+
+    console.rule("3. cohesion (seed 003) on the bundled labelled dialogues")
+    res = run_cohesion(None, out=out_dir / "cohesion", show_progress=False)
+    s = res.summary
+    console.print(
+        tables.cohesion_table(s, f"Lexical cohesion per system ({s['resource']}, d={s['d']})")
+    )
+    for key, label in (
+        ("correlation_all", "all dialogues"),
+        ("correlation_agents_only", "agent dialogues only"),
+    ):
+        if key in s:
+            c = s[key]
+            console.print(
+                f"Pearson r, per-dialogue cohesive share vs human-labelled rate ({label}): "
+                f"{c['r']:.2f} [{c['ci_low']:.2f}, {c['ci_high']:.2f}] (n={c['n']} dialogues)"
+            )
+    console.print(tables.cohesion_explanations(res.rows, k=4))
+
+
 def run_demo(console: Console, out_dir: Path | None = None) -> None:
     """Run every demo section and write the run directories under ``out_dir``."""
     out = out_dir or Path("runs") / "demo"
     metrics_on_samples(console, out)
     da_response_runs(console, out)
+    cohesion_run(console, out)
     console.print(f"Run directories and per-item scores: {out}/")

@@ -166,3 +166,38 @@ def cohesion_table(summary: dict[str, Any], title: str) -> Table:
             f"{e['recall']:.2f}" if "recall" in e else "–",
         )
     return t
+
+
+def cohesion_explanations(rows: list[dict[str, Any]], k: int = 4) -> Table:
+    """A few agent utterances: verdict, the conditions that hold, the pairs that fired."""
+    t = Table(
+        title="Why: verdicts of a few agent utterances", title_justify="left", show_lines=True
+    )
+    for name in (
+        "dialogue:index",
+        "system",
+        "verdict",
+        "conditions",
+        "pairs (utterances)",
+        "label",
+    ):
+        t.add_column(name, overflow="fold")
+    agent = [r for r in rows if r["role"] in ("agent", "system")]
+    picked = [r for r in agent if r["cohesive"]][: k - k // 2] + [
+        r for r in agent if not r["cohesive"]
+    ][: k // 2]
+    for r in picked:
+        pairs = "; ".join(
+            f"{p['w1']}–{p['w2']} ({p['kind']}, {p['between'][0]}↔{p['between'][1]})"
+            for p in r["pairs"][:3]
+        )
+        label = "–" if "correct" not in r else ("correct" if r["correct"] else "incorrect")
+        t.add_row(
+            f"{r['dialogue_id']}:{r['index']}",
+            r["system"],
+            "cohesive" if r["cohesive"] else "not cohesive",
+            ",".join(r["conditions"]) or "–",
+            pairs or "–",
+            label,
+        )
+    return t

@@ -23,8 +23,12 @@ from taiwa.errors import TaiwaError
 from taiwa.resources.association import Word
 from taiwa.resources.murmurhash import hash_string
 
-DEFAULT_THRESHOLD = 0.5
-"""Cosine threshold of the default resource; see :mod:`taiwa.resources.calibration`."""
+DEFAULT_THRESHOLD = 0.7
+"""Cosine threshold of the default resource, from :mod:`taiwa.resources.calibration` on the
+bundled labelled dialogues (30 dialogues, 245 labelled agent utterances): separation of real
+from spliced dialogues rises from 0.55 (θ = 0.3) and 0.75 (θ = 0.5) to 0.98 at θ = 0.7 and stays
+there up to 0.8, while F1 against the human labels falls slowly (0.83 → 0.78 at 0.7); 0.7 is the
+smallest threshold with the best separation. Reproduce with ``taiwa build calibrate-cohesion``."""
 
 
 def ginza_vocab_dir() -> Path:
