@@ -354,6 +354,32 @@ def build_da_response(
     )
 
 
+@build_app.command("calibrate-cohesion")
+def build_calibrate_cohesion(
+    dialogues: Annotated[
+        Path | None, typer.Option(help="Labelled dialogue JSONL (default: the bundled sample).")
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the splicing.")] = 0,
+) -> None:
+    """Separation (real vs spliced dialogues) and F1 vs human labels per cosine threshold."""
+    from rich.table import Table as RichTable
+
+    from taiwa.cohesion_eval import load_dialogues
+    from taiwa.resources.calibration import best, calibrate
+    from taiwa.samples import sample_path
+
+    points = calibrate(
+        load_dialogues(dialogues or sample_path("cohesion/dialogues.jsonl")), seed=seed
+    )
+    t = RichTable(title="Vector threshold calibration (seed 003 cohesion, reiteration on)")
+    for name in ("θ", "separation", "precision", "recall", "F1"):
+        t.add_column(name, justify="right")
+    for p in points:
+        t.add_row(*(f"{v:.2f}" for v in (p.threshold, p.separation, p.precision, p.recall, p.f1)))
+    console.print(t)
+    console.print(f"best threshold: {best(points).threshold:.2f}")
+
+
 @app.command()
 def demo(
     out: Annotated[Path | None, typer.Option(help="Also write per-item scores here.")] = None,
