@@ -57,7 +57,9 @@ class SparkSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    master: str = "local[*]"
+    master: str | None = None
+    """Spark master URL; ``None`` leaves it to ``spark-submit --master`` and otherwise to
+    Spark's default, ``local[*]`` (every local core)."""
     app_name: str = "taiwa-cooccurrence"
     shuffle_partitions: int | None = Field(None, ge=1)
     """``spark.sql.shuffle.partitions`` (default: Spark's, or 2 × cores for a local session)."""
@@ -172,7 +174,7 @@ class MiningReport(BaseModel):
     meta: Path
     engine: Engine
     engine_version: str
-    F: int  # noqa: N815 - the seed's name
+    F: int
     counts: MiningCounts
     seconds: float
     config: MinerConfig

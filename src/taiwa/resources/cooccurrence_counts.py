@@ -11,6 +11,7 @@ and the engines differ only in how they aggregate, which is what makes their tab
 from __future__ import annotations
 
 import gzip
+import io
 import re
 from collections import Counter, deque
 from collections.abc import Iterable, Iterator, Sequence
@@ -19,7 +20,6 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from multiprocessing import get_context
 from pathlib import Path
-from typing import IO
 
 from taiwa.errors import InputError
 from taiwa.resources.cooccurrence_config import InputKind, MinerConfig
@@ -174,7 +174,9 @@ class LineCounter:
 # ---------------------------------------------------------------------------- local files
 
 
-def resolve_inputs(inputs: str | Path | Iterable[str | Path], *, allow_uri: bool = False) -> list[str]:
+def resolve_inputs(
+    inputs: str | Path | Iterable[str | Path], *, allow_uri: bool = False
+) -> list[str]:
     """Input files in order; a directory stands for its (non-hidden) files, sorted.
 
     Raises :class:`InputError` for a missing path. With ``allow_uri`` (Spark), paths with a
@@ -202,8 +204,8 @@ def resolve_inputs(inputs: str | Path | Iterable[str | Path], *, allow_uri: bool
     return out
 
 
-def _open(path: str) -> IO[bytes]:
-    return gzip.open(path, "rb") if path.endswith(".gz") else open(path, "rb")  # noqa: SIM115
+def _open(path: str) -> gzip.GzipFile | io.BufferedReader:
+    return gzip.open(path, "rb") if path.endswith(".gz") else open(path, "rb")
 
 
 def iter_lines(path: str) -> Iterator[tuple[int, str]]:
@@ -232,9 +234,7 @@ class ChunkResult:
     orders: dict[int, int] = field(default_factory=dict)
 
 
-def count_chunk(
-    options: CountingOptions, first_line: int, lines: Sequence[str]
-) -> ChunkResult:
+def count_chunk(options: CountingOptions, first_line: int, lines: Sequence[str]) -> ChunkResult:
     """Count ``lines`` (numbered from ``first_line``); stops at the first malformed one."""
     counter = LineCounter(options)
     error: tuple[int, LineError] | None = None
@@ -312,10 +312,12 @@ def iter_local_counts(paths: Sequence[str], config: MinerConfig) -> Iterator[Chu
 
 
 def check_totals(kind: InputKind, paths: Sequence[str], stats: Counter[str]) -> None:
-    """n-gram input must hold both 1-grams (for ``h``) and n-grams (for ``g``)."""
-    if kind != "ngrams":
-        return
+    """Text must hold a sentence; n-grams both 1-grams (for ``h``) and n-grams (for ``g``)."""
     where = paths[0] if len(paths) == 1 else f"{paths[0]} (and {len(paths) - 1} more)"
+    if kind != "ngrams":
+        if not stats["units"]:
+            raise InputError(where, None, None, "at least one sentence", "none")
+        return
     if not stats["unigram_lines"]:
         raise InputError(where, None, None, "1-gram lines (the 1gms files) to count h(v)", "none")
     if not stats["ngram_lines"]:

@@ -29,7 +29,7 @@ def _term(f: float, row: float, col: float, n: float) -> float:
     return 0.0 if f == 0 else f * math.log(f * n / (row * col))
 
 
-def llr(g: float, h_v: float, h_w: float, F: float) -> float:  # noqa: N803 - the seed's name
+def llr(g: float, h_v: float, h_w: float, F: float) -> float:
     """λ of seed 003 eq. (1) for co-occurrence ``g``, word counts ``h_v``, ``h_w`` and ``F``.
 
     Raises ``ValueError`` unless the counts are finite and non-negative,
@@ -61,7 +61,7 @@ def _terms(f: FloatArray, row: FloatArray, col: FloatArray, n: FloatArray) -> Fl
     return out
 
 
-def llr_array(g: ArrayLike, h_v: ArrayLike, h_w: ArrayLike, F: ArrayLike) -> FloatArray:  # noqa: N803
+def llr_array(g: ArrayLike, h_v: ArrayLike, h_w: ArrayLike, F: ArrayLike) -> FloatArray:
     """:func:`llr` element-wise over broadcast arrays (float64); same validation, same values."""
     arrays = np.broadcast_arrays(*(np.asarray(a, dtype=np.float64) for a in (g, h_v, h_w, F)))
     gg, hv, hw, n = (np.array(a, dtype=np.float64) for a in arrays)

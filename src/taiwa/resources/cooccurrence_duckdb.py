@@ -1,0 +1,160 @@
+"""The DuckDB engine of the co-occurrence miner (seed 003 §2.2), the default.
+
+Python reads and counts the input a chunk at a time (:mod:`taiwa.resources.cooccurrence_counts`,
+optionally in ``workers`` processes) and appends each chunk's ``(word, count)`` and
+``(w1, w2, count)`` rows to tables of an on-disk DuckDB database. Everything else happens in
+DuckDB: summing the rows, dropping frequent words, joining ``h`` to ``g``, λ and the filters
+(:mod:`taiwa.resources.cooccurrence_sql`), and writing the sorted table with ``COPY ... TO``
+Parquet, into a temporary file that is then renamed into place. ``memory_limit`` and
+``temp_directory`` make it out-of-core: aggregation, joins and the sort spill to disk, so a
+corpus larger than RAM works.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from taiwa.resources.cooccurrence_config import MinerConfig, MiningCounts
+from taiwa.resources.cooccurrence_counts import check_totals, iter_local_counts
+from taiwa.resources.cooccurrence_sql import (
+    excluded_words_sql,
+    kept_words_sql,
+    output_sql,
+    pair_counts_sql,
+    scored_pairs_sql,
+)
+
+
+def engine_version() -> str:
+    import duckdb
+
+    return f"duckdb {duckdb.__version__}"
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+@contextlib.contextmanager
+def _workdir(config: MinerConfig, out: Path) -> Iterator[Path]:
+    base = config.duckdb.temp_directory
+    if base is not None:
+        base.mkdir(parents=True, exist_ok=True)
+    parent = base if base is not None else out.parent
+    work = Path(tempfile.mkdtemp(prefix=f".{out.name}.duckdb-", dir=parent))
+    try:
+        yield work
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _connect(config: MinerConfig, work: Path) -> Any:
+    import duckdb
+
+    con = duckdb.connect(str(work / "mine.duckdb"))
+    con.execute(f"SET memory_limit = {_quote(config.duckdb.memory_limit)}")
+    con.execute(f"SET temp_directory = {_quote(str(work / 'spill'))}")
+    if config.duckdb.threads is not None:
+        con.execute(f"SET threads = {config.duckdb.threads}")
+    return con
+
+
+def _ingest(con: Any, inputs: list[str], config: MinerConfig) -> Counter[str]:
+    """Append every chunk's counts to ``word_rows`` and ``pair_rows``; returns the stats."""
+    import pyarrow as pa
+
+    con.execute("CREATE TABLE word_rows (w VARCHAR, c BIGINT)")
+    con.execute("CREATE TABLE pair_rows (w1 VARCHAR, w2 VARCHAR, c BIGINT)")
+    stats: Counter[str] = Counter()
+    for chunk in iter_local_counts(inputs, config):
+        stats.update(chunk.stats)
+        if chunk.words:
+            words = pa.table(
+                {
+                    "w": pa.array(list(chunk.words.keys()), pa.string()),
+                    "c": pa.array(list(chunk.words.values()), pa.int64()),
+                }
+            )
+            con.register("chunk_words", words)
+            con.execute("INSERT INTO word_rows SELECT w, c FROM chunk_words")
+            con.unregister("chunk_words")
+        if chunk.pairs:
+            keys = list(chunk.pairs.keys())
+            pairs = pa.table(
+                {
+                    "w1": pa.array([k[0] for k in keys], pa.string()),
+                    "w2": pa.array([k[1] for k in keys], pa.string()),
+                    "c": pa.array(list(chunk.pairs.values()), pa.int64()),
+                }
+            )
+            con.register("chunk_pairs", pairs)
+            con.execute("INSERT INTO pair_rows SELECT w1, w2, c FROM chunk_pairs")
+            con.unregister("chunk_pairs")
+        for order in chunk.orders:
+            stats[f"order:{order}"] = 1
+    return stats
+
+
+def _count(con: Any, sql: str) -> int:
+    return int(con.execute(sql).fetchone()[0])
+
+
+def run_duckdb(inputs: list[str], out: Path, config: MinerConfig) -> tuple[int, MiningCounts]:
+    """Mine ``inputs`` into the Parquet file ``out``; returns ``F`` and the counts."""
+    with _workdir(config, out) as work:
+        con = _connect(config, work)
+        try:
+            stats = _ingest(con, inputs, config)
+            check_totals(config.input_kind, inputs, stats)
+            F = config.sentences if config.sentences is not None else stats["units"]
+            con.execute(
+                "CREATE TABLE word_totals AS SELECT w, SUM(c) AS h FROM word_rows "
+                "GROUP BY w HAVING SUM(c) > 0"
+            )
+            con.execute(
+                "CREATE TABLE pair_totals AS SELECT w1, w2, SUM(c) AS g FROM pair_rows "
+                "GROUP BY w1, w2 HAVING SUM(c) > 0"
+            )
+            con.execute("DROP TABLE word_rows")
+            con.execute("DROP TABLE pair_rows")
+            excluded = excluded_words_sql(config, F)
+            if excluded is not None:
+                con.execute(f"CREATE TABLE excluded AS {excluded}")
+            con.execute(f"CREATE TABLE kept AS {kept_words_sql(config, excluded is not None)}")
+            con.execute(f"CREATE TABLE scored AS {scored_pairs_sql(config, F)}")
+            row = con.execute(pair_counts_sql(config)).fetchone()
+            names = [d[0] for d in con.description]
+            orders = sorted(int(k.split(":")[1]) for k in stats if k.startswith("order:"))
+            counts = MiningCounts(
+                lines=stats["lines"],
+                units=stats["units"],
+                tokens=stats["tokens"],
+                unigram_lines=stats["unigram_lines"],
+                ngram_lines=stats["ngram_lines"],
+                ngram_order=orders[0] if orders else None,
+                words=_count(con, "SELECT COUNT(*) FROM word_totals"),
+                words_frequent=_count(con, "SELECT COUNT(*) FROM excluded") if excluded else 0,
+                words_kept=_count(con, "SELECT COUNT(*) FROM kept"),
+                pairs=_count(con, "SELECT COUNT(*) FROM pair_totals"),
+                **{name: int(value) for name, value in zip(names, row, strict=True)},
+            )
+            tmp = out.parent / f".{out.name}.{os.getpid()}.tmp.parquet"
+            try:
+                con.execute(
+                    f"COPY ({output_sql(config)}) TO {_quote(str(tmp))} "
+                    "(FORMAT parquet, COMPRESSION zstd)"
+                )
+                os.replace(tmp, out)
+            finally:
+                with contextlib.suppress(FileNotFoundError):
+                    tmp.unlink()
+        finally:
+            con.close()
+    return F, counts

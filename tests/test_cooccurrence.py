@@ -1,0 +1,341 @@
+"""The co-occurrence miner (seed 003 §2.2): counts, λ, filters, errors, and both engines."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import random
+from collections import Counter
+from collections.abc import Iterator
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+import pytest
+from pydantic import ValidationError
+
+from taiwa.errors import InputError
+from taiwa.resources import (
+    AssociationPairs,
+    DuckDBSettings,
+    MinerConfig,
+    SparkSettings,
+    llr,
+    meta_path,
+    mine_cooccurrence,
+)
+from taiwa.text import content_words
+
+NOUNS = [
+    "天気", "電車", "学校", "先生", "猫", "犬", "料理", "音楽", "映画", "公園",
+    "海", "山", "友達", "会社", "仕事", "旅行", "写真", "野菜", "果物", "時計",
+]  # fmt: skip
+
+ALL_PAIRS = {"llr_threshold": 0.0, "min_pair_count": 1, "positive_only": False}
+
+
+def synthetic_corpus(n: int = 3000, seed: int = 0) -> list[str]:
+    """Sentences of three random nouns; 地震 and 津波 planted together in every tenth one."""
+    rng = random.Random(seed)
+    lines = []
+    for i in range(n):
+        words = rng.sample(NOUNS, 3)
+        if i % 10 == 0:
+            words += ["地震", "津波"]
+        elif i % 37 == 0:
+            words.append("地震")
+        elif i % 41 == 0:
+            words.append("津波")
+        rng.shuffle(words)
+        lines.append("と".join(words) + "の話をした。")
+    return lines
+
+
+@pytest.fixture(scope="module")
+def corpus_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("corpus") / "corpus.txt"
+    path.write_text("\n".join(synthetic_corpus()) + "\n", encoding="utf-8")
+    return path
+
+
+def rows(path: Path) -> list[dict[str, Any]]:
+    return list(pq.read_table(path).to_pylist())
+
+
+def assert_same_table(a: Path, b: Path) -> None:
+    ta, tb = pq.read_table(a), pq.read_table(b)
+    assert ta.schema.equals(tb.schema)
+    ra, rb = ta.to_pylist(), tb.to_pylist()
+    assert [(r["w1"], r["w2"], r["g"]) for r in ra] == [(r["w1"], r["w2"], r["g"]) for r in rb]
+    for x, y in zip(ra, rb, strict=True):
+        assert x["llr"] == pytest.approx(y["llr"], rel=1e-9)
+
+
+def oracle(sentences: list[list[str]], config: MinerConfig) -> dict[tuple[str, str], float]:
+    """The table by brute force: sentence sets, Python counters, :func:`llr`, the filters."""
+    h: Counter[str] = Counter()
+    g: Counter[tuple[str, str]] = Counter()
+    for words in sentences:
+        distinct = sorted(set(words))
+        h.update(distinct)
+        g.update(combinations(distinct, 2))
+    F = len(sentences)
+    out = {}
+    for (v, w), count in g.items():
+        value = llr(count, h[v], h[w], F)
+        positive = count * F > h[v] * h[w]
+        strong = count >= config.min_pair_count and value >= config.llr_threshold
+        if strong and (positive or not config.positive_only):
+            out[(v, w)] = value
+    return out
+
+
+# ---------------------------------------------------------------------------- DuckDB, text
+
+
+def test_planted_pair_found_and_random_pair_not(corpus_file: Path, tmp_path: Path) -> None:
+    out = tmp_path / "pairs.parquet"
+    report = mine_cooccurrence(corpus_file, out, MinerConfig())
+    assert report.F == 3000 and report.counts.units == 3000 and report.engine == "duckdb"
+    pairs = AssociationPairs(out)
+    assert pairs.associated("津波", "地震") and pairs.associated("地震", "津波")
+    assert (pairs.llr("地震", "津波") or 0) > 500
+    assert not pairs.associated("猫", "公園") and pairs.llr("猫", "公園") is None
+    assert len(pairs) == report.counts.pairs_out
+    assert pairs.partners("地震") >= {"津波"}
+    # The whole table equals a brute-force count with the same tokenizer.
+    sentences = [content_words(line) for line in synthetic_corpus()]
+    expected = oracle(sentences, MinerConfig())
+    table = {(r["w1"], r["w2"]): r["llr"] for r in rows(out)}
+    assert table.keys() == expected.keys()
+    for key, value in expected.items():
+        assert table[key] == pytest.approx(value, rel=1e-12)
+    everything = oracle(sentences, MinerConfig(**ALL_PAIRS))
+    assert everything[("公園", "猫")] < 10  # a random pair is far below the planted one
+
+
+def test_table_layout_and_metadata(corpus_file: Path, tmp_path: Path) -> None:
+    out = tmp_path / "sub" / "pairs.parquet"
+    config = MinerConfig(**ALL_PAIRS)
+    report = mine_cooccurrence([corpus_file], out, config)
+    table = pq.read_table(out)
+    assert table.column_names == ["w1", "w2", "g", "llr"]
+    assert [str(t) for t in table.schema.types] == ["string", "string", "int64", "double"]
+    keys = [(r["w1"], r["w2"]) for r in table.to_pylist()]
+    assert keys == sorted(keys) and all(a < b for a, b in keys)
+    meta = json.loads(meta_path(out).read_text(encoding="utf-8"))
+    assert meta["engine"] == "duckdb" and meta["F"] == 3000
+    assert meta["config"]["llr_threshold"] == 0.0 and "する" in meta["config"]["stopwords"]
+    assert meta["counts"]["pairs_out"] == report.counts.pairs_out == len(keys)
+    assert sorted(p.name for p in out.parent.iterdir()) == [out.name, meta_path(out).name]
+
+
+def test_window_counts(tmp_path: Path) -> None:
+    src = tmp_path / "tokens.txt"
+    src.write_text("春 夏 秋 冬\n春 夏\n\n", encoding="utf-8")
+    out = tmp_path / "w.parquet"
+    config = MinerConfig(input_kind="tokens", window=2, **ALL_PAIRS)
+    report = mine_cooccurrence(src, out, config)
+    # windows: [春 夏] [夏 秋] [秋 冬] | [春 夏] | [] -> F = 5
+    assert report.F == 5 and report.counts.tokens == 6
+    got = {(r["w1"], r["w2"]): r["g"] for r in rows(out)}
+    assert got == {("夏", "春"): 2, ("夏", "秋"): 1, ("冬", "秋"): 1}
+    assert AssociationPairs(out).llr("春", "夏") == pytest.approx(llr(2, 2, 3, 5))
+
+
+def test_frequent_words_excluded(corpus_file: Path, tmp_path: Path) -> None:
+    out = tmp_path / "top.parquet"
+    report = mine_cooccurrence(corpus_file, out, MinerConfig(exclude_top_k=1, **ALL_PAIRS))
+    # 話 is in every sentence: the most frequent word, gone from every pair.
+    assert report.counts.words_frequent == 1
+    assert not any("話" in (r["w1"], r["w2"]) for r in rows(out))
+    report = mine_cooccurrence(corpus_file, out, MinerConfig(max_word_ratio=0.5, **ALL_PAIRS))
+    assert report.counts.words_frequent == 1
+    assert any(r["w1"] == "地震" for r in rows(out))
+
+
+def test_parallel_workers_give_the_same_table(corpus_file: Path, tmp_path: Path) -> None:
+    one, two = tmp_path / "one.parquet", tmp_path / "two.parquet"
+    mine_cooccurrence(corpus_file, one, MinerConfig(chunk_lines=500))
+    config = MinerConfig(chunk_lines=500, duckdb=DuckDBSettings(workers=2, memory_limit="256MB"))
+    mine_cooccurrence(corpus_file, two, config)
+    assert_same_table(one, two)
+
+
+# ---------------------------------------------------------------------------- n-grams
+
+CONTENT = {"地震", "津波", "被害", "警報", "発生"}
+UNIGRAMS = [
+    ("地震", 1000), ("津波", 800), ("被害", 500), ("警報", 300), ("発生", 400),
+    ("の", 100000), ("が", 90000), ("と", 50000), ("<S>", 9000), ("</S>", 9000),
+]  # fmt: skip
+SEVENGRAMS = [
+    ("<S> 地震 が 発生 と 津波 の", 100),
+    ("地震 と 津波 の 被害 が 発生", 60),
+    ("津波 の 警報 が 発生 と 地震", 40),
+    ("被害 の 被害 が 警報 と 警報", 30),
+    ("の が の と が の </S>", 500),
+]
+
+
+def write_web1t(root: Path) -> list[Path]:
+    (root / "1gms").mkdir(parents=True)
+    (root / "7gms").mkdir()
+    vocab = root / "1gms" / "vocab"
+    vocab.write_text("".join(f"{w}\t{c}\n" for w, c in UNIGRAMS), encoding="utf-8")
+    seven = root / "7gms" / "7gm-0000.gz"
+    with gzip.open(seven, "wt", encoding="utf-8") as fh:
+        fh.writelines(f"{ng}\t{c}\n" for ng, c in SEVENGRAMS)
+    return [vocab, seven]
+
+
+@pytest.fixture(scope="module")
+def web1t(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    return write_web1t(tmp_path_factory.mktemp("web1t"))
+
+
+NGRAM_CONFIG = MinerConfig(input_kind="ngrams", sentences=10_000, **ALL_PAIRS)
+
+
+def test_ngram_counts(web1t: list[Path], tmp_path: Path) -> None:
+    out = tmp_path / "ng.parquet"
+    report = mine_cooccurrence(web1t, out, NGRAM_CONFIG)
+    g: Counter[tuple[str, str]] = Counter()
+    for ngram, count in SEVENGRAMS:
+        for pair in combinations(sorted(set(ngram.split()) & CONTENT), 2):
+            g[pair] += count
+    h = dict(UNIGRAMS)
+    got = {(r["w1"], r["w2"]): (r["g"], r["llr"]) for r in rows(out)}
+    assert {k: v[0] for k, v in got.items()} == dict(g)
+    for (v, w), (count, value) in got.items():
+        assert value == pytest.approx(llr(count, h[v], h[w], 10_000), rel=1e-12)
+    assert report.F == 10_000 and report.counts.ngram_order == 7
+    assert report.counts.unigram_lines == 10 and report.counts.ngram_lines == 5
+    assert report.counts.words == len(CONTENT)  # particles and <S> are not content words
+
+
+def test_infeasible_tables_clip_or_drop(tmp_path: Path) -> None:
+    (tmp_path / "1gm").write_text("甲\t10\n乙\t10\n丙\t40\n", encoding="utf-8")
+    (tmp_path / "2gm").write_text("甲 乙\t25\n丙 乙\t5\n", encoding="utf-8")
+    inputs = [tmp_path / "1gm", tmp_path / "2gm"]
+    base = {"input_kind": "ngrams", "sentences": 100, "check_content": False, **ALL_PAIRS}
+    out = tmp_path / "c.parquet"
+    report = mine_cooccurrence(inputs, out, MinerConfig(**base))
+    assert report.counts.pairs_clipped == 1
+    got = {(r["w1"], r["w2"]): (r["g"], r["llr"]) for r in rows(out)}
+    assert got[("乙", "甲")] == (25, pytest.approx(llr(10, 10, 10, 100)))  # raw g, clipped λ
+    report = mine_cooccurrence(inputs, out, MinerConfig(**base, infeasible="drop"))
+    assert report.counts.pairs_infeasible == 1
+    assert [(r["w1"], r["w2"]) for r in rows(out)] == [("丙", "乙")]
+
+
+@pytest.mark.parametrize(
+    ("line", "field"),
+    [("地震 津波 12", None), ("地震 津波\tabc", "count"), ("\t12", "ngram"), ("a\tb\t1", None)],
+)
+def test_malformed_ngram_line(tmp_path: Path, line: str, field: str | None) -> None:
+    bad = tmp_path / "7gm-0001"
+    bad.write_text(f"地震 の 津波\t5\n\n{line}\n地震 津波\t3\n", encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        mine_cooccurrence([bad], tmp_path / "x.parquet", NGRAM_CONFIG)
+    assert info.value.file == str(bad) and info.value.line == 3 and info.value.field == field
+    assert f"{bad}:3" in str(info.value)
+    assert not (tmp_path / "x.parquet").exists()
+
+
+def test_mixed_orders_and_missing_parts(web1t: list[Path], tmp_path: Path) -> None:
+    three = tmp_path / "3gm.gz"
+    with gzip.open(three, "wt", encoding="utf-8") as fh:
+        fh.write("地震 と 津波\t9\n")
+    with pytest.raises(InputError) as info:
+        mine_cooccurrence([*web1t, three], tmp_path / "x.parquet", NGRAM_CONFIG)
+    assert info.value.file == str(three) and info.value.line == 1
+    with pytest.raises(InputError, match="1-gram lines"):
+        mine_cooccurrence([web1t[1]], tmp_path / "x.parquet", NGRAM_CONFIG)
+
+
+def test_bad_inputs(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="no such file"):
+        mine_cooccurrence(tmp_path / "missing.txt", tmp_path / "x.parquet")
+    broken = tmp_path / "broken.txt"
+    broken.write_bytes("猫と犬\n".encode() + b"\xff\xfe\n")
+    with pytest.raises(InputError) as info:
+        mine_cooccurrence(broken, tmp_path / "x.parquet")
+    assert info.value.line == 2 and "UTF-8" in str(info.value)
+    empty = tmp_path / "empty.txt"
+    empty.write_text("\n  \n", encoding="utf-8")
+    with pytest.raises(InputError, match="at least one sentence"):
+        mine_cooccurrence(empty, tmp_path / "x.parquet")
+    fake_gz = tmp_path / "fake.gz"
+    fake_gz.write_text("not gzip", encoding="utf-8")
+    with pytest.raises(InputError, match="gzip"):
+        mine_cooccurrence(fake_gz, tmp_path / "x.parquet")
+
+
+def test_config_validation() -> None:
+    with pytest.raises(ValidationError, match="sentences"):
+        MinerConfig(input_kind="ngrams")
+    with pytest.raises(ValidationError, match="window"):
+        MinerConfig(input_kind="ngrams", sentences=10, window=7)
+    with pytest.raises(ValidationError, match="only for ngrams"):
+        MinerConfig(sentences=10)
+    with pytest.raises(ValidationError, match="size"):
+        DuckDBSettings(memory_limit="lots")
+
+
+def test_association_pairs_loader(tmp_path: Path) -> None:
+    pairs = AssociationPairs({("津波", "地震"): 120.0, ("猫", "犬"): 8.0}, min_llr=10)
+    assert len(pairs) == 1 and ("地震", "津波") in pairs and pairs.llr("猫", "犬") is None
+    assert list(pairs) == [("地震", "津波")]
+    with pytest.raises(InputError, match="no such file"):
+        AssociationPairs(tmp_path / "none.parquet")
+    import pyarrow as pa
+
+    bad = tmp_path / "bad.parquet"
+    pq.write_table(pa.table({"a": ["x"], "b": ["y"]}), bad)
+    with pytest.raises(InputError, match="field 'w1'"):
+        AssociationPairs(bad)
+
+
+# ---------------------------------------------------------------------------- Spark
+
+
+@pytest.fixture(scope="module")
+def spark() -> Iterator[Any]:
+    pytest.importorskip("pyspark")
+    from taiwa.resources.cooccurrence_spark import spark_session
+
+    settings = SparkSettings(master="local[2]", conf={"spark.sql.shuffle.partitions": "4"})
+    session, _ = spark_session(settings)
+    yield session
+    session.stop()
+
+
+@pytest.mark.slow
+def test_spark_equals_duckdb_on_text(spark: Any, corpus_file: Path, tmp_path: Path) -> None:
+    config = MinerConfig(exclude_top_k=1, min_pair_count=1, llr_threshold=0.5, positive_only=False)
+    duck = mine_cooccurrence(corpus_file, tmp_path / "duck.parquet", config)
+    sprk = mine_cooccurrence(corpus_file, tmp_path / "spark.parquet", config, engine="spark")
+    assert sprk.engine == "spark" and sprk.F == duck.F == 3000
+    assert sprk.counts == duck.counts
+    assert duck.counts.pairs_out > 10
+    assert_same_table(tmp_path / "duck.parquet", tmp_path / "spark.parquet")
+
+
+@pytest.mark.slow
+def test_spark_equals_duckdb_on_ngrams(spark: Any, web1t: list[Path], tmp_path: Path) -> None:
+    duck = mine_cooccurrence(web1t, tmp_path / "duck.parquet", NGRAM_CONFIG)
+    sprk = mine_cooccurrence(web1t, tmp_path / "spark.parquet", NGRAM_CONFIG, engine="spark")
+    assert sprk.counts == duck.counts and duck.counts.pairs_out == 10  # all 5·4/2
+    assert_same_table(tmp_path / "duck.parquet", tmp_path / "spark.parquet")
+
+
+@pytest.mark.slow
+def test_spark_malformed_line(spark: Any, web1t: list[Path], tmp_path: Path) -> None:
+    bad = tmp_path / "7gm-0001"
+    bad.write_text("地震 の 津波\t5\n\n地震 津波 12\n", encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        mine_cooccurrence([*web1t, bad], tmp_path / "x.parquet", NGRAM_CONFIG, engine="spark")
+    assert info.value.file == str(bad) and info.value.line == 3
+    assert not (tmp_path / "x.parquet").exists()
