@@ -119,6 +119,11 @@ def test_unknown_act_names_field(tmp_path: Path) -> None:
         ["score", "dami"],
         ["score", "rouge"],
         ["demo"],
+        ["build"],
+        ["build", "da-response"],
+        ["build", "cooccurrence"],
+        ["build", "calibrate-cohesion"],
+        ["run"],
     ],
 )
 def test_help_everywhere(cmd: list[str]) -> None:

@@ -75,3 +75,37 @@ def test_cli_cohesion_and_bad_resource(tmp_path: Path) -> None:
         [*cmd, "--resource", "vectors:7"], capture_output=True, text=True, timeout=300
     )
     assert r.returncode == 2 and "vectors:THRESHOLD" in r.stderr
+
+
+def test_mined_pair_table_as_cohesion_resource(tmp_path: Path) -> None:
+    """``taiwa build cooccurrence`` → ``taiwa run cohesion --resource TABLE`` end to end."""
+    corpus = tmp_path / "corpus.txt"
+    texts = [u.text for d in load_dialogues(DIALOGUES) for u in d.utterances]
+    corpus.write_text("\n".join(texts) + "\n", encoding="utf-8")
+    table = tmp_path / "pairs.parquet"
+    taiwa = [sys.executable, "-m", "taiwa"]
+    r = subprocess.run(
+        [*taiwa, "build", "cooccurrence", str(corpus), "--out", str(table), "--llr-threshold", "3"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert r.returncode == 0, r.stderr
+    meta = json.loads((tmp_path / "pairs.parquet.meta.json").read_text(encoding="utf-8"))
+    assert meta["F"] == len(texts) and meta["config"]["llr_threshold"] == 3.0
+    assert meta["counts"]["pairs_out"] > 20
+
+    res = run_cohesion(None, resource=str(table), strict=True, out=tmp_path / "run")
+    rows = [json.loads(x) for x in (tmp_path / "run" / "scores.jsonl").read_text().splitlines()]
+    fired = [p for row in rows for p in row["pairs"]]
+    assert fired, "a table mined from these very dialogues must explain some utterances"
+    assert all(p["w1"] != p["w2"] and p["kind"] != "reiteration" for p in fired)
+    assert res.summary["resource"].startswith("llr-pairs:")
+
+    r = subprocess.run(
+        [*taiwa, "build", "cooccurrence", str(corpus), "--out", str(table), "--kind", "ngrams"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert r.returncode == 2 and "sentences" in r.stderr and "Traceback" not in r.stderr
