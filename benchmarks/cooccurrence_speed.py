@@ -294,6 +294,13 @@ def main() -> None:
             f"doubling the corpus: DuckDB peak RSS x{duck_growth:.2f}, "
             f"Counter peak RSS x{counter_growth:.2f}"
         )
+        speedup = {c: base[c]["wall"] / duck[c]["wall"] for c in duck}
+        peak_mb = max(r["peak_rss"] for r in duck.values()) / 1e6
+        print(
+            f"DuckDB speed-up over Counter: {speedup['A']:.1f}x on A, {speedup['A+B']:.1f}x on A+B "
+            f"(target >= 5x); DuckDB peak RSS {peak_mb:,.0f} MB "
+            "(target <= 2,000 MB, flat when the corpus doubles)"
+        )
 
 
 if __name__ == "__main__":

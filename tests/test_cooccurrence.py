@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 from pydantic import ValidationError
 
-from taiwa.errors import InputError
+from taiwa.errors import InputError, TaiwaError
 from taiwa.resources import (
     AssociationPairs,
     DuckDBSettings,
@@ -142,6 +142,89 @@ def test_window_counts(tmp_path: Path) -> None:
     got = {(r["w1"], r["w2"]): r["g"] for r in rows(out)}
     assert got == {("夏", "春"): 2, ("夏", "秋"): 1, ("冬", "秋"): 1}
     assert AssociationPairs(out).llr("春", "夏") == pytest.approx(llr(2, 2, 3, 5))
+
+
+def messy_token_lines(n: int = 400, seed: int = 1) -> list[str]:
+    """Token lines with every kind of white space str.split() knows, stop words and blanks."""
+    rng = random.Random(seed)
+    spaces = [" ", "  ", "\t", "\u3000", "\xa0", "\u2003", "\x1f", " \r "]
+    lines = []
+    for i in range(n):
+        words = rng.sample([*NOUNS, "する", "こと"], rng.randint(0, 6))
+        line = "".join(w + rng.choice(spaces) for w in words)
+        lines.append(rng.choice(["", " "]) + line if i % 7 else "")
+    return [*lines, "猫 犬"]  # the last line is not blank: files may end without a newline
+
+
+def windows(words: list[str], k: int | None) -> list[list[str]]:
+    if k is None or len(words) <= k:
+        return [words]
+    return [words[i : i + k] for i in range(len(words) - k + 1)]
+
+
+@pytest.mark.parametrize("window", [None, 3])
+def test_tokens_input_splits_like_python(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, window: int | None
+) -> None:
+    """Blocks, Unicode white space, CRLF, stop words and .gz read exactly like str.split()."""
+    import taiwa.resources.cooccurrence_duckdb_text as native
+
+    monkeypatch.setattr(native, "BLOCK_BYTES", 256)  # many blocks, lines cut at block ends
+    lines = messy_token_lines()
+    plain, packed = tmp_path / "a.tokens", tmp_path / "b.tokens.gz"
+    plain.write_bytes("\r\n".join(lines[:200]).encode() + b"\r\n")
+    with gzip.open(packed, "wb") as fh:
+        fh.write("\n".join(lines[200:]).encode())  # no final newline
+    config = MinerConfig(input_kind="tokens", window=window, **ALL_PAIRS)
+    report = mine_cooccurrence([plain, packed], tmp_path / "t.parquet", config)
+    stop = config.stopword_set()
+    found = [[w for w in line.split() if w not in stop] for line in lines]
+    units = [u for f in found for u in windows(f, window)]
+    assert report.counts.lines == len(lines) and len(units) == report.F
+    assert report.counts.tokens == sum(map(len, found))
+    expected = oracle(units, config)
+    table = {(r["w1"], r["w2"]): r["llr"] for r in rows(tmp_path / "t.parquet")}
+    assert table.keys() == expected.keys() and len(table) > 50
+    for key, value in expected.items():
+        assert table[key] == pytest.approx(value, rel=1e-12)
+
+
+def test_tokens_utf8_error_names_the_line_across_blocks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import taiwa.resources.cooccurrence_duckdb_text as native
+
+    monkeypatch.setattr(native, "BLOCK_BYTES", 100)
+    src = tmp_path / "bad.tokens"
+    src.write_bytes("猫 犬 天気\n".encode() * 40 + "猫 ".encode() + b"\xe3\x81 x\n" + b"a b\n")
+    with pytest.raises(InputError) as info:
+        mine_cooccurrence(src, tmp_path / "x.parquet", MinerConfig(input_kind="tokens"))
+    assert info.value.line == 41 and "column 5" in str(info.value)  # byte column
+    assert not (tmp_path / "x.parquet").exists()
+
+
+def test_out_of_core_under_a_small_memory_limit(tmp_path: Path) -> None:
+    """A corpus whose working set exceeds memory_limit spills to disk and gives the same table."""
+    rng = random.Random(3)
+    vocab = [f"語{i}" for i in range(20_000)]
+    src = tmp_path / "big.tokens"
+    with src.open("w", encoding="utf-8") as fh:
+        for _ in range(150_000):
+            fh.write(" ".join(rng.sample(vocab, 8)) + "\n")
+    config = MinerConfig(input_kind="tokens", llr_threshold=0.0)
+    roomy = mine_cooccurrence(src, tmp_path / "roomy.parquet", config)
+    tight = MinerConfig(
+        input_kind="tokens",
+        llr_threshold=0.0,
+        duckdb=DuckDBSettings(memory_limit="40MB", threads=1, temp_directory=tmp_path / "spill"),
+    )
+    small = mine_cooccurrence(src, tmp_path / "small.parquet", tight)
+    assert roomy.counts == small.counts and roomy.counts.pairs > 4_000_000
+    assert_same_table(tmp_path / "roomy.parquet", tmp_path / "small.parquet")
+    starved = tight.model_copy(update={"duckdb": DuckDBSettings(memory_limit="1MB")})
+    with pytest.raises(TaiwaError, match="memory_limit=1MB"):
+        mine_cooccurrence(src, tmp_path / "x.parquet", starved)
+    assert not (tmp_path / "x.parquet").exists()
 
 
 def test_frequent_words_excluded(corpus_file: Path, tmp_path: Path) -> None:
@@ -339,3 +422,14 @@ def test_spark_malformed_line(spark: Any, web1t: list[Path], tmp_path: Path) -> 
         mine_cooccurrence([*web1t, bad], tmp_path / "x.parquet", NGRAM_CONFIG, engine="spark")
     assert info.value.file == str(bad) and info.value.line == 3
     assert not (tmp_path / "x.parquet").exists()
+
+
+@pytest.mark.slow
+def test_spark_equals_duckdb_on_tokens_windows(spark: Any, tmp_path: Path) -> None:
+    src = tmp_path / "t.tokens"
+    src.write_text("\r\n".join(messy_token_lines()) + "\r\n", encoding="utf-8")
+    config = MinerConfig(input_kind="tokens", window=3, **ALL_PAIRS)
+    duck = mine_cooccurrence(src, tmp_path / "duck.parquet", config)
+    sprk = mine_cooccurrence(src, tmp_path / "spark.parquet", config, engine="spark")
+    assert sprk.counts == duck.counts and duck.counts.pairs_out > 50
+    assert_same_table(tmp_path / "duck.parquet", tmp_path / "spark.parquet")

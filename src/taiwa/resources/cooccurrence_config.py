@@ -37,7 +37,7 @@ class DuckDBSettings(BaseModel):
     memory_limit: str = "2GB"
     """DuckDB's ``memory_limit``; aggregations, joins and sorts beyond it spill to disk."""
     temp_directory: Path | None = None
-    """Where the database file and spilled data go (default: a fresh directory beside ``out``,
+    """Where spilled data go (default: a fresh directory beside ``out``,
     removed afterwards)."""
     threads: int | None = Field(None, ge=1)
     """DuckDB worker threads (default: DuckDB's choice, one per core)."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 import gzip
 import io
 import re
+import zlib
 from collections import Counter, deque
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -204,14 +205,15 @@ def resolve_inputs(
     return out
 
 
-def _open(path: str) -> gzip.GzipFile | io.BufferedReader:
+def open_input(path: str) -> gzip.GzipFile | io.BufferedReader:
+    """A local input file for binary reading, decompressed when it ends in ``.gz``."""
     return gzip.open(path, "rb") if path.endswith(".gz") else open(path, "rb")
 
 
 def iter_lines(path: str) -> Iterator[tuple[int, str]]:
     """``(line number, line)`` of a UTF-8 file (plain or ``.gz``), without line ends."""
     try:
-        with _open(path) as fh:
+        with open_input(path) as fh:
             for number, raw in enumerate(fh, start=1):
                 try:
                     line = raw.decode("utf-8")
@@ -219,7 +221,7 @@ def iter_lines(path: str) -> Iterator[tuple[int, str]]:
                     got = f"byte 0x{raw[exc.start]:02x} at column {exc.start + 1}"
                     raise InputError(path, number, None, "UTF-8 text", got) from None
                 yield number, line.rstrip("\r\n")
-    except (OSError, EOFError) as exc:  # e.g. a truncated or fake .gz
+    except (OSError, EOFError, zlib.error) as exc:  # e.g. a truncated or fake .gz
         raise InputError(path, None, None, "a readable plain or gzip file", str(exc)) from None
 
 
@@ -249,7 +251,8 @@ def count_chunk(options: CountingOptions, first_line: int, lines: Sequence[str])
     return ChunkResult(*counter.take(), error=error, orders=orders)
 
 
-def _chunks(paths: Sequence[str], size: int) -> Iterator[tuple[str, int, list[str]]]:
+def line_chunks(paths: Sequence[str], size: int) -> Iterator[tuple[str, int, list[str]]]:
+    """``(file, first line number, lines)`` in runs of at most ``size`` lines, files in order."""
     for path in paths:
         lines: list[str] = []
         first = 1
@@ -290,7 +293,7 @@ def iter_local_counts(paths: Sequence[str], config: MinerConfig) -> Iterator[Chu
             raise min(problems, key=lambda p: p[0])[1]
         return result
 
-    chunks = _chunks(paths, config.chunk_lines)
+    chunks = line_chunks(paths, config.chunk_lines)
     if workers == 1:
         for path, first, lines in chunks:
             yield checked(path, count_chunk(options, first, lines))

@@ -1,13 +1,16 @@
 """The DuckDB engine of the co-occurrence miner (seed 003 §2.2), the default.
 
-Python reads and counts the input a chunk at a time (:mod:`taiwa.resources.cooccurrence_counts`,
-optionally in ``workers`` processes) and appends each chunk's ``(word, count)`` and
-``(w1, w2, count)`` rows to tables of an on-disk DuckDB database. Everything else happens in
-DuckDB: summing the rows, dropping frequent words, joining ``h`` to ``g``, λ and the filters
+``text`` and ``tokens`` input is counted inside DuckDB
+(:mod:`taiwa.resources.cooccurrence_duckdb_text`: Python only reads blocks of lines and, for
+``text``, tokenises). ``ngrams`` input is counted in Python a chunk at a time
+(:mod:`taiwa.resources.cooccurrence_counts`, optionally in ``workers`` processes) and each
+chunk's ``(word, count)`` and ``(w1, w2, count)`` rows are appended to tables. Everything else
+happens in DuckDB: summing, dropping frequent words, joining ``h`` to ``g``, λ and the filters
 (:mod:`taiwa.resources.cooccurrence_sql`), and writing the sorted table with ``COPY ... TO``
-Parquet, into a temporary file that is then renamed into place. ``memory_limit`` and
-``temp_directory`` make it out-of-core: aggregation, joins and the sort spill to disk, so a
-corpus larger than RAM works.
+Parquet, into a temporary file that is then renamed into place. The database lives in memory
+but under ``memory_limit`` with a ``temp_directory``: tables, aggregations, joins and sorts
+beyond the limit are evicted or spilled to disk, so a corpus larger than RAM works (the
+benchmark mines a 50 MB corpus with ``memory_limit`` 64MB).
 """
 
 from __future__ import annotations
@@ -21,8 +24,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from taiwa.errors import TaiwaError
 from taiwa.resources.cooccurrence_config import MinerConfig, MiningCounts
 from taiwa.resources.cooccurrence_counts import check_totals, iter_local_counts
+from taiwa.resources.cooccurrence_duckdb_text import count_in_duckdb
 from taiwa.resources.cooccurrence_sql import (
     excluded_words_sql,
     kept_words_sql,
@@ -58,7 +63,7 @@ def _workdir(config: MinerConfig, out: Path) -> Iterator[Path]:
 def _connect(config: MinerConfig, work: Path) -> Any:
     import duckdb
 
-    con = duckdb.connect(str(work / "mine.duckdb"))
+    con = duckdb.connect(":memory:")
     con.execute(f"SET memory_limit = {_quote(config.duckdb.memory_limit)}")
     con.execute(f"SET temp_directory = {_quote(str(work / 'spill'))}")
     if config.duckdb.threads is not None:
@@ -106,24 +111,36 @@ def _count(con: Any, sql: str) -> int:
     return int(con.execute(sql).fetchone()[0])
 
 
+def _sum_rows(con: Any) -> None:
+    """``word_totals`` and ``pair_totals`` from the per-chunk rows of :func:`_ingest`."""
+    con.execute(
+        "CREATE TABLE word_totals AS SELECT w, SUM(c) AS h FROM word_rows "
+        "GROUP BY w HAVING SUM(c) > 0"
+    )
+    con.execute(
+        "CREATE TABLE pair_totals AS SELECT w1, w2, SUM(c) AS g FROM pair_rows "
+        "GROUP BY w1, w2 HAVING SUM(c) > 0"
+    )
+    con.execute("DROP TABLE word_rows")
+    con.execute("DROP TABLE pair_rows")
+
+
 def run_duckdb(inputs: list[str], out: Path, config: MinerConfig) -> tuple[int, MiningCounts]:
     """Mine ``inputs`` into the Parquet file ``out``; returns ``F`` and the counts."""
+    import duckdb
+
     with _workdir(config, out) as work:
         con = _connect(config, work)
         try:
-            stats = _ingest(con, inputs, config)
-            check_totals(config.input_kind, inputs, stats)
+            if config.input_kind == "ngrams":
+                stats = _ingest(con, inputs, config)
+                check_totals(config.input_kind, inputs, stats)
+                _sum_rows(con)
+                stats["pairs"] = _count(con, "SELECT COUNT(*) FROM pair_totals")
+            else:
+                stats = count_in_duckdb(con, inputs, config)
+                check_totals(config.input_kind, inputs, stats)
             F = config.sentences if config.sentences is not None else stats["units"]
-            con.execute(
-                "CREATE TABLE word_totals AS SELECT w, SUM(c) AS h FROM word_rows "
-                "GROUP BY w HAVING SUM(c) > 0"
-            )
-            con.execute(
-                "CREATE TABLE pair_totals AS SELECT w1, w2, SUM(c) AS g FROM pair_rows "
-                "GROUP BY w1, w2 HAVING SUM(c) > 0"
-            )
-            con.execute("DROP TABLE word_rows")
-            con.execute("DROP TABLE pair_rows")
             excluded = excluded_words_sql(config, F)
             if excluded is not None:
                 con.execute(f"CREATE TABLE excluded AS {excluded}")
@@ -142,7 +159,7 @@ def run_duckdb(inputs: list[str], out: Path, config: MinerConfig) -> tuple[int, 
                 words=_count(con, "SELECT COUNT(*) FROM word_totals"),
                 words_frequent=_count(con, "SELECT COUNT(*) FROM excluded") if excluded else 0,
                 words_kept=_count(con, "SELECT COUNT(*) FROM kept"),
-                pairs=_count(con, "SELECT COUNT(*) FROM pair_totals"),
+                pairs=stats["pairs"],
                 **{name: int(value) for name, value in zip(names, row, strict=True)},
             )
             tmp = out.parent / f".{out.name}.{os.getpid()}.tmp.parquet"
@@ -155,6 +172,12 @@ def run_duckdb(inputs: list[str], out: Path, config: MinerConfig) -> tuple[int, 
             finally:
                 with contextlib.suppress(FileNotFoundError):
                     tmp.unlink()
+        except duckdb.OutOfMemoryException as exc:
+            raise TaiwaError(
+                f"DuckDB ran out of memory under memory_limit={config.duckdb.memory_limit} "
+                f"({str(exc).splitlines()[0]}); raise the limit (--memory-limit) or give "
+                "temp_directory more free disk"
+            ) from None
         finally:
             con.close()
     return F, counts

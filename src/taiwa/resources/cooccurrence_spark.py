@@ -109,7 +109,7 @@ def partition_rows(
     errors: Counter[tuple[str, str]] = Counter()
     orders: Counter[tuple[str, int]] = Counter()
     for n, (line, source) in enumerate(rows, start=1):
-        result = counter.add(line)
+        result = counter.add(line.rstrip("\r\n"))  # like iter_lines: CRLF ends a line too
         if isinstance(result, LineError):
             errors[(source, result.field or "")] += 1
         elif result is not None and result > 1:
@@ -140,7 +140,8 @@ def _first_source(sources: Iterable[str], inputs: Sequence[str]) -> str:
 
 def _first_line(spark: SparkSession, source: str, test: Any) -> tuple[int, str] | None:
     """Line number and text of the first line of ``source`` where ``test(line)`` holds."""
-    found = spark.sparkContext.textFile(source).zipWithIndex().filter(lambda p: test(p[0]))
+    lines = spark.read.text(source, lineSep="\n").rdd.map(lambda row: row.value.rstrip("\r\n"))
+    found = lines.zipWithIndex().filter(lambda p: test(p[0]))
     hits = found.take(1)
     return (int(hits[0][1]) + 1, str(hits[0][0])) if hits else None
 
@@ -205,7 +206,7 @@ def run_spark(inputs: list[str], out: Path, config: MinerConfig) -> tuple[int, M
         spark.conf.set("spark.sql.shuffle.partitions", str(config.spark.shuffle_partitions))
     persisted: list[Any] = []
     try:
-        lines = spark.read.text(inputs).select("value", sf.col("_metadata.file_path"))
+        lines = spark.read.text(inputs, lineSep="\n").select("value", sf.col("_metadata.file_path"))
         parallelism = spark.sparkContext.defaultParallelism
         if lines.rdd.getNumPartitions() < parallelism:  # e.g. one .gz file: not splittable
             lines = lines.repartition(parallelism)

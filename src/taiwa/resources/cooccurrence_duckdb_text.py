@@ -1,0 +1,199 @@
+"""Sentence and window counting inside DuckDB, for ``text`` and ``tokens`` input (seed 003 §2.2).
+
+The generic path (:mod:`taiwa.resources.cooccurrence_counts`) counts every line in Python,
+which for ``tokens`` input is the whole cost. Here Python only moves bytes: it reads a file in
+blocks of whole lines, checks UTF-8 (naming file and line on failure), and hands each block to
+Arrow, which maps every whitespace character ``str.split()`` knows to a space and splits the
+block into lines. (``text`` input is tokenised first, in ``workers`` processes, into one line of
+tab-separated content words per non-blank line.) DuckDB then does the counting with the same
+semantics as :class:`~taiwa.resources.cooccurrence_counts.LineCounter`:
+
+1. per line, the list of content words (stop words removed) and, with ``window = k``, every
+   run of ``k`` consecutive content words (a line with at most ``k`` is one unit); ``F`` is
+   the number of units;
+2. the distinct words of each unit, a vocabulary numbered in code-point order (so
+   ``id1 < id2`` exactly when ``w1 < w2``), ``h(v)`` = units containing ``v``;
+3. ``g(v, w)`` = units containing both, by a self-join of ``(unit, word id)`` on the unit.
+
+It leaves ``word_totals(w, h)`` and ``pair_totals(w1, w2, g)`` (pairs with ``g`` below
+``min_pair_count`` are left out: they can never be kept) for the shared scoring queries.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import zlib
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from functools import partial
+from multiprocessing import get_context
+from typing import Any
+
+from taiwa.errors import InputError
+from taiwa.resources.cooccurrence_config import MinerConfig
+from taiwa.resources.cooccurrence_counts import line_chunks, open_input
+from taiwa.text.content_words import content_words
+
+log = logging.getLogger(__name__)
+
+BLOCK_BYTES = 8 << 20
+"""Bytes read per block (extended to the end of the line)."""
+
+_OTHER_WHITESPACE = "".join(c for c in map(chr, range(0x110000)) if c.isspace() and c not in " \n")
+WHITESPACE_RE2 = "[" + "".join(f"\\x{{{ord(c):x}}}" for c in _OTHER_WHITESPACE) + "]"
+"""Every character ``str.split()`` splits on, except space and newline, as an RE2 class."""
+
+_SHIFT = 1 << 32
+"""Pair key ``id1 · 2³² + id2`` (ids are INTEGER, so below 2³¹)."""
+
+TEXT_SEPARATOR = "\t"
+"""Joins the content words of a tokenised ``text`` line (a lemma never holds a tab)."""
+
+
+def _sql_string(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _decode(block: bytes, path: str, first_line: int) -> str:
+    try:
+        return block.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = first_line + block.count(b"\n", 0, exc.start)
+        column = exc.start - (block.rfind(b"\n", 0, exc.start) + 1) + 1
+        got = f"byte 0x{block[exc.start]:02x} at column {column}"
+        raise InputError(path, line, None, "UTF-8 text", got) from None
+
+
+def token_line_blocks(paths: Sequence[str]) -> Iterator[Any]:
+    """``tokens`` files as Arrow string arrays of lines, whitespace mapped to single spaces."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    for path in paths:
+        line = 1
+        try:
+            with open_input(path) as fh:
+                while block := fh.read(BLOCK_BYTES):
+                    block += fh.readline()
+                    text = _decode(block, path, line)
+                    line += block.count(b"\n")
+                    if text.endswith("\n"):
+                        text = text[:-1]
+                    cells = pc.replace_substring_regex(pa.array([text]), WHITESPACE_RE2, " ")
+                    yield pc.split_pattern(cells, "\n").flatten()
+        except (OSError, EOFError, zlib.error) as exc:  # e.g. a truncated or fake .gz
+            raise InputError(path, None, None, "a readable plain or gzip file", str(exc)) from None
+
+
+def _tokenise(stopwords: frozenset[str], lines: list[str]) -> list[str]:
+    return [
+        TEXT_SEPARATOR.join(content_words(line, stopwords=stopwords))
+        for line in lines
+        if line.strip()
+    ]
+
+
+def text_line_blocks(paths: Sequence[str], config: MinerConfig) -> Iterator[Any]:
+    """``text`` files tokenised (``config.duckdb.workers`` processes), as Arrow string arrays."""
+    import pyarrow as pa
+
+    tokenise = partial(_tokenise, config.stopword_set())
+    chunks = (lines for _, _, lines in line_chunks(paths, config.chunk_lines))
+    workers = config.duckdb.workers
+    if workers == 1:
+        for lines in chunks:
+            yield pa.array(tokenise(lines), pa.string())
+        return
+    with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
+        for block in pool.map(tokenise, chunks, chunksize=1):
+            yield pa.array(block, pa.string())
+
+
+def _content_list(config: MinerConfig) -> str:
+    """SQL: the content words of ``line`` in order (a list)."""
+    sep = TEXT_SEPARATOR if config.input_kind == "text" else " "
+    keep = "x <> ''"
+    stop = config.stopword_set()
+    if stop and config.input_kind == "tokens":
+        keep += f" AND NOT list_contains([{', '.join(map(_sql_string, sorted(stop)))}], x)"
+    return f"list_filter(string_split(line, {_sql_string(sep)}), lambda x: {keep})"
+
+
+def _units_sql(config: MinerConfig) -> str:
+    """SQL: ``units(uid, d)``, the distinct words of every sentence or window."""
+    k = config.window
+    if k is None:
+        return "CREATE TABLE units AS SELECT uid, list_distinct(f) AS d FROM sents"
+    windows = (
+        f"CASE WHEN len(f) <= {k} THEN [f] "
+        f"ELSE list_transform(range(1, len(f) - {k} + 2), lambda i: f[i:i + {k} - 1]) END"
+    )
+    return (
+        "CREATE TABLE units AS SELECT row_number() OVER () AS uid, list_distinct(u) AS d "
+        f"FROM (SELECT unnest({windows}) AS u FROM sents) AS windows"
+    )
+
+
+def _timed(con: Any, sql: str) -> None:
+    started = time.perf_counter()
+    con.execute(sql)
+    log.debug("%.2f s: %s", time.perf_counter() - started, sql[:60])
+
+
+def _ingest(con: Any, paths: Sequence[str], config: MinerConfig) -> None:
+    """``lines(uid, line)``: every line, numbered."""
+    import numpy as np
+    import pyarrow as pa
+
+    blocks = (
+        text_line_blocks(paths, config) if config.input_kind == "text" else token_line_blocks(paths)
+    )
+    started, offset = time.perf_counter(), 0
+    con.execute("CREATE TABLE lines (uid BIGINT, line VARCHAR)")
+    for array in blocks:
+        uid = pa.array(np.arange(offset, offset + len(array), dtype=np.int64))
+        offset += len(array)
+        con.register("block", pa.table({"uid": uid, "line": array}))
+        con.execute("INSERT INTO lines SELECT uid, line FROM block")
+        con.unregister("block")
+    log.debug("%.2f s: read and split the lines", time.perf_counter() - started)
+
+
+def count_in_duckdb(con: Any, paths: Sequence[str], config: MinerConfig) -> Counter[str]:
+    """Fill ``word_totals`` and ``pair_totals`` from ``text``/``tokens`` files; returns stats."""
+    _ingest(con, paths, config)
+    _timed(con, f"CREATE TABLE sents AS SELECT uid, {_content_list(config)} AS f FROM lines")
+    con.execute("DROP TABLE lines")
+    lines, tokens = con.execute("SELECT COUNT(*), COALESCE(SUM(len(f)), 0) FROM sents").fetchone()
+    stats: Counter[str] = Counter(lines=int(lines), tokens=int(tokens))
+    _timed(con, _units_sql(config))
+    con.execute("DROP TABLE sents")
+    stats["units"] = int(con.execute("SELECT COUNT(*) FROM units").fetchone()[0])
+    for sql in (
+        # ids in code-point order: id1 < id2 exactly when w1 < w2
+        "CREATE TABLE vocab AS SELECT w, CAST(row_number() OVER (ORDER BY w) AS INTEGER) AS id "
+        "FROM (SELECT DISTINCT unnest(d) AS w FROM units) AS words",
+        "CREATE TABLE toks AS SELECT t.uid, v.id "
+        "FROM (SELECT uid, unnest(d) AS w FROM units) AS t JOIN vocab AS v ON t.w = v.w",
+        "DROP TABLE units",
+        "CREATE TABLE word_totals AS SELECT v.w, c.h FROM vocab AS v "
+        "JOIN (SELECT id, COUNT(*) AS h FROM toks GROUP BY id) AS c ON v.id = c.id",
+        # one BIGINT key per pair hashes faster than two columns
+        f"CREATE TABLE pair_ids AS SELECT CAST(a.id AS BIGINT) * {_SHIFT} + b.id AS k, "
+        "COUNT(*) AS g FROM toks AS a JOIN toks AS b ON a.uid = b.uid AND a.id < b.id GROUP BY k",
+        "DROP TABLE toks",
+    ):
+        _timed(con, sql)
+    stats["pairs"] = int(con.execute("SELECT COUNT(*) FROM pair_ids").fetchone()[0])
+    _timed(
+        con,
+        "CREATE TABLE pair_totals AS SELECT v1.w AS w1, v2.w AS w2, p.g FROM pair_ids AS p "
+        f"JOIN vocab AS v1 ON CAST(p.k // {_SHIFT} AS INTEGER) = v1.id "
+        f"JOIN vocab AS v2 ON CAST(p.k % {_SHIFT} AS INTEGER) = v2.id "
+        f"WHERE p.g >= {config.min_pair_count}",
+    )
+    con.execute("DROP TABLE pair_ids")
+    con.execute("DROP TABLE vocab")
+    return stats
