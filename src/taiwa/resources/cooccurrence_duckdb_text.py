@@ -24,9 +24,9 @@ from __future__ import annotations
 import logging
 import time
 import zlib
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from functools import partial
 from multiprocessing import get_context
 from typing import Any
@@ -107,8 +107,17 @@ def text_line_blocks(paths: Sequence[str], config: MinerConfig) -> Iterator[Any]
             yield pa.array(tokenise(lines), pa.string())
         return
     with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
-        for block in pool.map(tokenise, chunks, chunksize=1):
-            yield pa.array(block, pa.string())
+        queue: deque[Future[list[str]]] = deque()  # bounded: Executor.map would read it all
+        try:
+            for lines in chunks:
+                queue.append(pool.submit(tokenise, lines))
+                if len(queue) >= 2 * workers:
+                    yield pa.array(queue.popleft().result(), pa.string())
+            while queue:
+                yield pa.array(queue.popleft().result(), pa.string())
+        finally:
+            for future in queue:
+                future.cancel()
 
 
 def _content_list(config: MinerConfig) -> str:
