@@ -26,7 +26,9 @@ def test_run_directory_rows_and_summary(tmp_path: Path) -> None:
     summary = json.loads((tmp_path / "summary.json").read_text(encoding="utf-8"))
     assert set(summary["systems"]) == {"human", "eliza", "interviewer"}
     human = summary["systems"]["human"]
-    assert human["cohesive_share"]["n"] == 74 and human["precision"] > 0.9
+    assert human["cohesive_share"]["n"] == 74 and human["precision"]["value"] > 0.9
+    precision = human["precision"]
+    assert precision["ci_low"] <= precision["value"] <= precision["ci_high"] <= 1.0
     assert summary["correlation_all"]["n"] == 30
     fired = [p for r in rows for p in r["pairs"]]
     assert {p["kind"] for p in fired} == {"reiteration", "association"}

@@ -8,11 +8,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from rich.progress import Progress
 
 from taiwa.io import index_by_id, read_records
 from taiwa.metrics.cohesion import cohesive_utterances
-from taiwa.metrics.stats import bootstrap_ci, correlation
+from taiwa.metrics.stats import bootstrap_ci, correlation, paired_bootstrap_ci
 from taiwa.resources.association import AssociationResource, Word
 from taiwa.schema import Dialogue
 from taiwa.text.content_words import is_content
@@ -84,6 +85,12 @@ def score_dialogues(
     return rows
 
 
+def _share(given: np.ndarray, hit: np.ndarray) -> float:
+    """Of the items where ``given`` holds, the share where ``hit`` holds too (NaN if none)."""
+    total = given.sum()
+    return float((given * hit).sum() / total) if total else float("nan")
+
+
 def summarize(rows: Sequence[dict[str, Any]], *, seed: int = 0) -> dict[str, Any]:
     """Per system: share of agent utterances judged cohesive (seed 003 Table 3's 評価値) with
     n and CI; with labels, the human rate, precision A/B and recall A/C; and the per-dialogue
@@ -99,14 +106,13 @@ def summarize(rows: Sequence[dict[str, Any]], *, seed: int = 0) -> dict[str, Any
         }
         labelled = [r for r in rs if "correct" in r]
         if labelled:
-            a = sum(1 for r in labelled if r["cohesive"] and r["correct"])
-            b = sum(1 for r in labelled if r["cohesive"])
-            c = sum(1 for r in labelled if r["correct"])
-            entry["human_rate"] = bootstrap_ci(
-                [float(r["correct"]) for r in labelled], seed=seed
-            ).as_dict()
-            entry["precision"] = a / b if b else float("nan")
-            entry["recall"] = a / c if c else float("nan")
+            judged = [float(r["cohesive"]) for r in labelled]
+            correct = [float(r["correct"]) for r in labelled]
+            entry["human_rate"] = bootstrap_ci(correct, seed=seed).as_dict()
+            # seed 003 §3.2: precision A/B (cohesive and correct / cohesive), recall A/C
+            # (cohesive and correct / correct), resampled over the labelled utterances
+            entry["precision"] = paired_bootstrap_ci(judged, correct, _share, seed=seed).as_dict()
+            entry["recall"] = paired_bootstrap_ci(correct, judged, _share, seed=seed).as_dict()
             entry["n_labelled"] = len(labelled)
         systems[system] = entry
     summary: dict[str, Any] = {

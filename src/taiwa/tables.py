@@ -152,19 +152,24 @@ def cohesion_table(summary: dict[str, Any], title: str) -> Table:
     """Seed 003 Tables 2–3: per system, the share of cohesive agent utterances (評価値) with its CI,
     the human-labelled rate, precision and recall."""
     t = Table(title=title, title_justify="left")
-    for name in ("system", "n", "cohesive share [95% CI]", "human rate", "precision", "recall"):
+    for name in ("system", "n", "cohesive", "human", "precision", "recall"):
         t.add_column(name, justify="left" if name == "system" else "right", no_wrap=True)
+
+    def cell(e: dict[str, Any] | None) -> str:  # value over its 95 % CI
+        if not e:
+            return "–"
+        return f"{e['value']:.2f}\n[{e['ci_low']:.2f},{e['ci_high']:.2f}]"
+
     for system, e in summary["systems"].items():
-        share = e["cohesive_share"]
-        human = e.get("human_rate")
         t.add_row(
             system,
-            str(share["n"]),
-            f"{share['value']:.2f} [{share['ci_low']:.2f}, {share['ci_high']:.2f}]",
-            f"{human['value']:.2f}" if human else "–",
-            f"{e['precision']:.2f}" if "precision" in e else "–",
-            f"{e['recall']:.2f}" if "recall" in e else "–",
+            str(e["cohesive_share"]["n"]),
+            *(cell(e.get(k)) for k in ("cohesive_share", "human_rate", "precision", "recall")),
         )
+    t.caption = (
+        "n agent utterances; cohesive: share judged cohesive (評価値); human: share labelled "
+        "correct; each value over its 95 % bootstrap CI"
+    )
     return t
 
 
