@@ -42,7 +42,7 @@ class DuckDBSettings(BaseModel):
     threads: int | None = Field(None, ge=1)
     """DuckDB worker threads (default: DuckDB's choice, one per core)."""
     workers: int = Field(1, ge=1)
-    """Python processes that tokenise and count lines (fugashi is the slow part of ``text``)."""
+    """Python processes that tokenise ``text`` input (fugashi is its slow part)."""
 
     @field_validator("memory_limit")
     @classmethod
@@ -119,7 +119,8 @@ class MinerConfig(BaseModel):
     check_content: bool = True
     """``ngrams``: check tokens with the analyzer; ``False`` takes every non-stop token."""
     chunk_lines: int = Field(20_000, ge=1)
-    """Lines counted per batch before the counts go to the engine (bounds Python's memory)."""
+    """Lines per batch: tokenised together (DuckDB, ``text``) or counted before the counts go
+    to the shuffle (Spark); bounds Python's memory."""
     duckdb: DuckDBSettings = Field(default_factory=DuckDBSettings)
     spark: SparkSettings = Field(default_factory=SparkSettings)
 

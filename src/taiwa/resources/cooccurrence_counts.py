@@ -1,11 +1,12 @@
-"""Line-level counting shared by both co-occurrence engines (seed 003 §2.2).
+"""Line-level counting rules of the co-occurrence miner (seed 003 §2.2), and input files.
 
-Every input line, whichever engine runs, goes through :class:`LineCounter`: it tokenises
-(``text``), splits (``tokens``) or parses (``ngrams``) the line and adds to three counters,
-``words`` (contributions to ``h(v)``), ``pairs`` (to ``g(v, w)``, keyed ``(w1, w2)`` with
-``w1 < w2`` by code point) and ``stats``. The counters hold at most one chunk of lines before
-they are handed to the engine, which sums them; so Python's memory is bounded by the chunk
-and the engines differ only in how they aggregate, which is what makes their tables identical.
+:class:`LineCounter` is the reference for what a line contributes: it tokenises (``text``),
+splits (``tokens``) or parses (``ngrams``) the line and adds to three counters, ``words``
+(contributions to ``h(v)``), ``pairs`` (to ``g(v, w)``, keyed ``(w1, w2)`` with ``w1 < w2`` by
+code point) and ``stats``. The Spark engine runs it on every partition; the DuckDB engine runs
+the same rules as SQL (:mod:`taiwa.resources.cooccurrence_duckdb_text`,
+:mod:`taiwa.resources.cooccurrence_duckdb_ngrams`), and the tests hold both to the same tables.
+Also here: resolving and opening input files, and the checks every engine makes.
 """
 
 from __future__ import annotations
@@ -14,12 +15,10 @@ import gzip
 import io
 import re
 import zlib
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from itertools import combinations
-from multiprocessing import get_context
 from pathlib import Path
 
 from taiwa.errors import InputError
@@ -225,32 +224,6 @@ def iter_lines(path: str) -> Iterator[tuple[int, str]]:
         raise InputError(path, None, None, "a readable plain or gzip file", str(exc)) from None
 
 
-@dataclass
-class ChunkResult:
-    """Counts of one chunk of lines, the first malformed line, and each order's first line."""
-
-    words: Counter[str]
-    pairs: Counter[tuple[str, str]]
-    stats: Counter[str]
-    error: tuple[int, LineError] | None = None
-    orders: dict[int, int] = field(default_factory=dict)
-
-
-def count_chunk(options: CountingOptions, first_line: int, lines: Sequence[str]) -> ChunkResult:
-    """Count ``lines`` (numbered from ``first_line``); stops at the first malformed one."""
-    counter = LineCounter(options)
-    error: tuple[int, LineError] | None = None
-    orders: dict[int, int] = {}
-    for number, line in enumerate(lines, start=first_line):
-        result = counter.add(line)
-        if isinstance(result, LineError):
-            error = (number, result)
-            break
-        if result is not None and result > 1:
-            orders.setdefault(result, number)
-    return ChunkResult(*counter.take(), error=error, orders=orders)
-
-
 def line_chunks(paths: Sequence[str], size: int) -> Iterator[tuple[str, int, list[str]]]:
     """``(file, first line number, lines)`` in runs of at most ``size`` lines, files in order."""
     for path in paths:
@@ -265,53 +238,6 @@ def line_chunks(paths: Sequence[str], size: int) -> Iterator[tuple[str, int, lis
                 lines = []
         if lines:
             yield path, first, lines
-
-
-def iter_local_counts(paths: Sequence[str], config: MinerConfig) -> Iterator[ChunkResult]:
-    """Chunk counts of local files in input order, with ``config.duckdb.workers`` processes.
-
-    Raises :class:`InputError` naming file and line for a malformed line or an n-gram whose
-    order differs from the first n-gram's.
-    """
-    options = CountingOptions.of(config)
-    workers = config.duckdb.workers
-    first_order: tuple[int, str, int] | None = None
-
-    def checked(path: str, result: ChunkResult) -> ChunkResult:
-        nonlocal first_order
-        problems: list[tuple[int, InputError]] = []
-        if result.error is not None:
-            problems.append((result.error[0], result.error[1].located(path, result.error[0])))
-        for order, line in sorted(result.orders.items(), key=lambda item: item[1]):
-            if first_order is None:
-                first_order = (order, path, line)
-            elif order != first_order[0]:
-                where = f"{first_order[1]}:{first_order[2]}"
-                expected = f"{first_order[0]} words like the n-gram at {where}"
-                problems.append((line, InputError(path, line, "ngram", expected, f"{order}")))
-        if problems:
-            raise min(problems, key=lambda p: p[0])[1]
-        return result
-
-    chunks = line_chunks(paths, config.chunk_lines)
-    if workers == 1:
-        for path, first, lines in chunks:
-            yield checked(path, count_chunk(options, first, lines))
-        return
-    with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
-        queue: deque[tuple[str, Future[ChunkResult]]] = deque()
-        try:
-            for path, first, lines in chunks:
-                queue.append((path, pool.submit(count_chunk, options, first, lines)))
-                if len(queue) >= 2 * workers:
-                    done_path, future = queue.popleft()
-                    yield checked(done_path, future.result())
-            while queue:
-                done_path, future = queue.popleft()
-                yield checked(done_path, future.result())
-        finally:
-            for _, future in queue:
-                future.cancel()
 
 
 def check_totals(kind: InputKind, paths: Sequence[str], stats: Counter[str]) -> None:

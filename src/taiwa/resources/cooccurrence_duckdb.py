@@ -1,16 +1,14 @@
 """The DuckDB engine of the co-occurrence miner (seed 003 §2.2), the default.
 
-``text`` and ``tokens`` input is counted inside DuckDB
-(:mod:`taiwa.resources.cooccurrence_duckdb_text`: Python only reads blocks of lines and, for
-``text``, tokenises). ``ngrams`` input is counted in Python a chunk at a time
-(:mod:`taiwa.resources.cooccurrence_counts`, optionally in ``workers`` processes) and each
-chunk's ``(word, count)`` and ``(w1, w2, count)`` rows are appended to tables. Everything else
-happens in DuckDB: summing, dropping frequent words, joining ``h`` to ``g``, λ and the filters
-(:mod:`taiwa.resources.cooccurrence_sql`), and writing the sorted table with ``COPY ... TO``
-Parquet, into a temporary file that is then renamed into place. The database lives in memory
-but under ``memory_limit`` with a ``temp_directory``: tables, aggregations, joins and sorts
-beyond the limit are evicted or spilled to disk, so a corpus larger than RAM works (the
-benchmark mines a 50 MB corpus with ``memory_limit`` 64MB).
+DuckDB does the counting (:mod:`taiwa.resources.cooccurrence_duckdb_text` for sentences and
+windows, :mod:`taiwa.resources.cooccurrence_duckdb_ngrams` for Web 1T files): Python only reads
+blocks of lines, tokenises ``text`` input and checks each distinct n-gram token once. The
+scoring is shared with Spark (:mod:`taiwa.resources.cooccurrence_sql`): dropping frequent
+words, joining ``h`` to ``g``, λ and the filters; the sorted table is written with ``COPY ...
+TO`` Parquet into a temporary file that is then renamed into place. The database lives in
+memory but under ``memory_limit`` with a ``temp_directory``: tables, aggregations, joins and
+sorts beyond the limit are evicted or spilled to disk, so a corpus larger than RAM works (a
+test mines a corpus whose pairs need several times its 40 MB limit).
 """
 
 from __future__ import annotations
@@ -19,14 +17,14 @@ import contextlib
 import os
 import shutil
 import tempfile
-from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from taiwa.errors import TaiwaError
 from taiwa.resources.cooccurrence_config import MinerConfig, MiningCounts
-from taiwa.resources.cooccurrence_counts import check_totals, iter_local_counts
+from taiwa.resources.cooccurrence_counts import check_totals
+from taiwa.resources.cooccurrence_duckdb_ngrams import count_ngrams_in_duckdb
 from taiwa.resources.cooccurrence_duckdb_text import count_in_duckdb
 from taiwa.resources.cooccurrence_sql import (
     excluded_words_sql,
@@ -66,63 +64,14 @@ def _connect(config: MinerConfig, work: Path) -> Any:
     con = duckdb.connect(":memory:")
     con.execute(f"SET memory_limit = {_quote(config.duckdb.memory_limit)}")
     con.execute(f"SET temp_directory = {_quote(str(work / 'spill'))}")
+    con.execute("SET enable_progress_bar = false")  # it would write into our own output
     if config.duckdb.threads is not None:
         con.execute(f"SET threads = {config.duckdb.threads}")
     return con
 
 
-def _ingest(con: Any, inputs: list[str], config: MinerConfig) -> Counter[str]:
-    """Append every chunk's counts to ``word_rows`` and ``pair_rows``; returns the stats."""
-    import pyarrow as pa
-
-    con.execute("CREATE TABLE word_rows (w VARCHAR, c BIGINT)")
-    con.execute("CREATE TABLE pair_rows (w1 VARCHAR, w2 VARCHAR, c BIGINT)")
-    stats: Counter[str] = Counter()
-    for chunk in iter_local_counts(inputs, config):
-        stats.update(chunk.stats)
-        if chunk.words:
-            words = pa.table(
-                {
-                    "w": pa.array(list(chunk.words.keys()), pa.string()),
-                    "c": pa.array(list(chunk.words.values()), pa.int64()),
-                }
-            )
-            con.register("chunk_words", words)
-            con.execute("INSERT INTO word_rows SELECT w, c FROM chunk_words")
-            con.unregister("chunk_words")
-        if chunk.pairs:
-            keys = list(chunk.pairs.keys())
-            pairs = pa.table(
-                {
-                    "w1": pa.array([k[0] for k in keys], pa.string()),
-                    "w2": pa.array([k[1] for k in keys], pa.string()),
-                    "c": pa.array(list(chunk.pairs.values()), pa.int64()),
-                }
-            )
-            con.register("chunk_pairs", pairs)
-            con.execute("INSERT INTO pair_rows SELECT w1, w2, c FROM chunk_pairs")
-            con.unregister("chunk_pairs")
-        for order in chunk.orders:
-            stats[f"order:{order}"] = 1
-    return stats
-
-
 def _count(con: Any, sql: str) -> int:
     return int(con.execute(sql).fetchone()[0])
-
-
-def _sum_rows(con: Any) -> None:
-    """``word_totals`` and ``pair_totals`` from the per-chunk rows of :func:`_ingest`."""
-    con.execute(
-        "CREATE TABLE word_totals AS SELECT w, SUM(c) AS h FROM word_rows "
-        "GROUP BY w HAVING SUM(c) > 0"
-    )
-    con.execute(
-        "CREATE TABLE pair_totals AS SELECT w1, w2, SUM(c) AS g FROM pair_rows "
-        "GROUP BY w1, w2 HAVING SUM(c) > 0"
-    )
-    con.execute("DROP TABLE word_rows")
-    con.execute("DROP TABLE pair_rows")
 
 
 def run_duckdb(inputs: list[str], out: Path, config: MinerConfig) -> tuple[int, MiningCounts]:
@@ -133,13 +82,10 @@ def run_duckdb(inputs: list[str], out: Path, config: MinerConfig) -> tuple[int, 
         con = _connect(config, work)
         try:
             if config.input_kind == "ngrams":
-                stats = _ingest(con, inputs, config)
-                check_totals(config.input_kind, inputs, stats)
-                _sum_rows(con)
-                stats["pairs"] = _count(con, "SELECT COUNT(*) FROM pair_totals")
+                stats = count_ngrams_in_duckdb(con, inputs, config)
             else:
                 stats = count_in_duckdb(con, inputs, config)
-                check_totals(config.input_kind, inputs, stats)
+            check_totals(config.input_kind, inputs, stats)
             F = config.sentences if config.sentences is not None else stats["units"]
             excluded = excluded_words_sql(config, F)
             if excluded is not None:

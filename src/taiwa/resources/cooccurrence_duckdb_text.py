@@ -66,8 +66,10 @@ def _decode(block: bytes, path: str, first_line: int) -> str:
         raise InputError(path, line, None, "UTF-8 text", got) from None
 
 
-def token_line_blocks(paths: Sequence[str]) -> Iterator[Any]:
-    """``tokens`` files as Arrow string arrays of lines, whitespace mapped to single spaces."""
+def line_blocks(paths: Sequence[str], *, normalise: bool) -> Iterator[tuple[str, Any]]:
+    """``(file, lines)`` per block: every line of every file as an Arrow string array, in order
+    and without line ends; with ``normalise``, every white space ``str.split()`` knows becomes
+    a plain space (for ``tokens`` input)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -81,8 +83,10 @@ def token_line_blocks(paths: Sequence[str]) -> Iterator[Any]:
                     line += block.count(b"\n")
                     if text.endswith("\n"):
                         text = text[:-1]
-                    cells = pc.replace_substring_regex(pa.array([text]), WHITESPACE_RE2, " ")
-                    yield pc.split_pattern(cells, "\n").flatten()
+                    cells = pa.array([text])
+                    if normalise:
+                        cells = pc.replace_substring_regex(cells, WHITESPACE_RE2, " ")
+                    yield path, pc.split_pattern(cells, "\n").flatten()
         except (OSError, EOFError, zlib.error) as exc:  # e.g. a truncated or fake .gz
             raise InputError(path, None, None, "a readable plain or gzip file", str(exc)) from None
 
@@ -95,28 +99,31 @@ def _tokenise(stopwords: frozenset[str], lines: list[str]) -> list[str]:
     ]
 
 
-def text_line_blocks(paths: Sequence[str], config: MinerConfig) -> Iterator[Any]:
-    """``text`` files tokenised (``config.duckdb.workers`` processes), as Arrow string arrays."""
+def text_line_blocks(paths: Sequence[str], config: MinerConfig) -> Iterator[tuple[str, Any]]:
+    """``text`` files tokenised (``config.duckdb.workers`` processes): ``(file, lines)`` blocks
+    of tab-joined content words, one line per non-blank input line."""
     import pyarrow as pa
 
     tokenise = partial(_tokenise, config.stopword_set())
-    chunks = (lines for _, _, lines in line_chunks(paths, config.chunk_lines))
+    chunks = ((path, lines) for path, _, lines in line_chunks(paths, config.chunk_lines))
     workers = config.duckdb.workers
     if workers == 1:
-        for lines in chunks:
-            yield pa.array(tokenise(lines), pa.string())
+        for path, lines in chunks:
+            yield path, pa.array(tokenise(lines), pa.string())
         return
     with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
-        queue: deque[Future[list[str]]] = deque()  # bounded: Executor.map would read it all
+        queue: deque[tuple[str, Future[list[str]]]] = deque()  # bounded, unlike Executor.map
         try:
-            for lines in chunks:
-                queue.append(pool.submit(tokenise, lines))
+            for path, lines in chunks:
+                queue.append((path, pool.submit(tokenise, lines)))
                 if len(queue) >= 2 * workers:
-                    yield pa.array(queue.popleft().result(), pa.string())
+                    done, future = queue.popleft()
+                    yield done, pa.array(future.result(), pa.string())
             while queue:
-                yield pa.array(queue.popleft().result(), pa.string())
+                done, future = queue.popleft()
+                yield done, pa.array(future.result(), pa.string())
         finally:
-            for future in queue:
+            for _, future in queue:
                 future.cancel()
 
 
@@ -145,58 +152,49 @@ def _units_sql(config: MinerConfig) -> str:
     )
 
 
-def _timed(con: Any, sql: str) -> None:
+def timed(con: Any, sql: str) -> None:
+    """Execute ``sql``, logging how long it took (``--debug`` / logging at DEBUG)."""
     started = time.perf_counter()
     con.execute(sql)
     log.debug("%.2f s: %s", time.perf_counter() - started, sql[:60])
 
 
-def _ingest(con: Any, paths: Sequence[str], config: MinerConfig) -> None:
-    """``lines(uid, line)``: every line, numbered."""
+def ingest_lines(con: Any, blocks: Iterator[tuple[str, Any]]) -> list[tuple[str, int]]:
+    """``lines(uid, line)``: every line, numbered from 0 in input order; returns each file with
+    the uid of its first line (so a uid can be named as file and line)."""
     import numpy as np
     import pyarrow as pa
 
-    blocks = (
-        text_line_blocks(paths, config) if config.input_kind == "text" else token_line_blocks(paths)
-    )
     started, offset = time.perf_counter(), 0
+    starts: list[tuple[str, int]] = []
     con.execute("CREATE TABLE lines (uid BIGINT, line VARCHAR)")
-    for array in blocks:
+    for path, array in blocks:
+        if not starts or starts[-1][0] != path:
+            starts.append((path, offset))
         uid = pa.array(np.arange(offset, offset + len(array), dtype=np.int64))
         offset += len(array)
         con.register("block", pa.table({"uid": uid, "line": array}))
         con.execute("INSERT INTO lines SELECT uid, line FROM block")
         con.unregister("block")
     log.debug("%.2f s: read and split the lines", time.perf_counter() - started)
+    return starts
 
 
-def count_in_duckdb(con: Any, paths: Sequence[str], config: MinerConfig) -> Counter[str]:
-    """Fill ``word_totals`` and ``pair_totals`` from ``text``/``tokens`` files; returns stats."""
-    _ingest(con, paths, config)
-    _timed(con, f"CREATE TABLE sents AS SELECT uid, {_content_list(config)} AS f FROM lines")
-    con.execute("DROP TABLE lines")
-    lines, tokens = con.execute("SELECT COUNT(*), COALESCE(SUM(len(f)), 0) FROM sents").fetchone()
-    stats: Counter[str] = Counter(lines=int(lines), tokens=int(tokens))
-    _timed(con, _units_sql(config))
-    con.execute("DROP TABLE sents")
-    stats["units"] = int(con.execute("SELECT COUNT(*) FROM units").fetchone()[0])
-    for sql in (
-        # ids in code-point order: id1 < id2 exactly when w1 < w2
-        "CREATE TABLE vocab AS SELECT w, CAST(row_number() OVER (ORDER BY w) AS INTEGER) AS id "
-        "FROM (SELECT DISTINCT unnest(d) AS w FROM units) AS words",
-        "CREATE TABLE toks AS SELECT t.uid, v.id "
-        "FROM (SELECT uid, unnest(d) AS w FROM units) AS t JOIN vocab AS v ON t.w = v.w",
-        "DROP TABLE units",
-        "CREATE TABLE word_totals AS SELECT v.w, c.h FROM vocab AS v "
-        "JOIN (SELECT id, COUNT(*) AS h FROM toks GROUP BY id) AS c ON v.id = c.id",
-        # one BIGINT key per pair hashes faster than two columns
+def count_pairs(con: Any, config: MinerConfig, weight: str) -> int:
+    """``pair_totals(w1, w2, g)`` from ``toks(uid, id, …)`` and ``vocab(w, id)``: ``g`` sums
+    ``weight`` (``1`` or a column of ``toks``) over the units holding both words. Pairs below
+    ``min_pair_count`` are left out. Returns the number of distinct pairs (``g ≥ 1``)."""
+    weight = "COUNT(*)" if weight == "1" else f"SUM(a.{weight})"
+    # one BIGINT key per pair hashes faster than two columns
+    timed(
+        con,
         f"CREATE TABLE pair_ids AS SELECT CAST(a.id AS BIGINT) * {_SHIFT} + b.id AS k, "
-        "COUNT(*) AS g FROM toks AS a JOIN toks AS b ON a.uid = b.uid AND a.id < b.id GROUP BY k",
-        "DROP TABLE toks",
-    ):
-        _timed(con, sql)
-    stats["pairs"] = int(con.execute("SELECT COUNT(*) FROM pair_ids").fetchone()[0])
-    _timed(
+        f"{weight} AS g FROM toks AS a JOIN toks AS b ON a.uid = b.uid AND a.id < b.id "
+        "GROUP BY k",
+    )
+    con.execute("DROP TABLE toks")
+    pairs = int(con.execute("SELECT COUNT(*) FROM pair_ids").fetchone()[0])
+    timed(
         con,
         "CREATE TABLE pair_totals AS SELECT v1.w AS w1, v2.w AS w2, p.g FROM pair_ids AS p "
         f"JOIN vocab AS v1 ON CAST(p.k // {_SHIFT} AS INTEGER) = v1.id "
@@ -205,4 +203,39 @@ def count_in_duckdb(con: Any, paths: Sequence[str], config: MinerConfig) -> Coun
     )
     con.execute("DROP TABLE pair_ids")
     con.execute("DROP TABLE vocab")
+    return pairs
+
+
+VOCAB_SQL = (
+    "CREATE TABLE vocab AS SELECT w, CAST(row_number() OVER (ORDER BY w) AS INTEGER) AS id "
+    "FROM ({words}) AS words"
+)
+"""Word ids in code-point order, so that ``id1 < id2`` exactly when ``w1 < w2``."""
+
+
+def count_in_duckdb(con: Any, paths: Sequence[str], config: MinerConfig) -> Counter[str]:
+    """Fill ``word_totals`` and ``pair_totals`` from ``text``/``tokens`` files; returns stats."""
+    blocks = (
+        text_line_blocks(paths, config)
+        if config.input_kind == "text"
+        else line_blocks(paths, normalise=True)
+    )
+    ingest_lines(con, blocks)
+    timed(con, f"CREATE TABLE sents AS SELECT uid, {_content_list(config)} AS f FROM lines")
+    con.execute("DROP TABLE lines")
+    lines, tokens = con.execute("SELECT COUNT(*), COALESCE(SUM(len(f)), 0) FROM sents").fetchone()
+    stats: Counter[str] = Counter(lines=int(lines), tokens=int(tokens))
+    timed(con, _units_sql(config))
+    con.execute("DROP TABLE sents")
+    stats["units"] = int(con.execute("SELECT COUNT(*) FROM units").fetchone()[0])
+    for sql in (
+        VOCAB_SQL.format(words="SELECT DISTINCT unnest(d) AS w FROM units"),
+        "CREATE TABLE toks AS SELECT t.uid, v.id "
+        "FROM (SELECT uid, unnest(d) AS w FROM units) AS t JOIN vocab AS v ON t.w = v.w",
+        "DROP TABLE units",
+        "CREATE TABLE word_totals AS SELECT v.w, c.h FROM vocab AS v "
+        "JOIN (SELECT id, COUNT(*) AS h FROM toks GROUP BY id) AS c ON v.id = c.id",
+    ):
+        timed(con, sql)
+    stats["pairs"] = count_pairs(con, config, "1")
     return stats
