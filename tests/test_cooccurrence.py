@@ -167,7 +167,7 @@ def test_tokens_input_splits_like_python(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, window: int | None
 ) -> None:
     """Blocks, Unicode white space, CRLF, stop words and .gz read exactly like str.split()."""
-    import taiwa.resources.cooccurrence_duckdb_text as native
+    import taiwa.resources.cooccurrence.duckdb_text as native
 
     monkeypatch.setattr(native, "BLOCK_BYTES", 256)  # many blocks, lines cut at block ends
     lines = messy_token_lines()
@@ -192,7 +192,7 @@ def test_tokens_input_splits_like_python(
 def test_tokens_utf8_error_names_the_line_across_blocks(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import taiwa.resources.cooccurrence_duckdb_text as native
+    import taiwa.resources.cooccurrence.duckdb_text as native
 
     monkeypatch.setattr(native, "BLOCK_BYTES", 100)
     src = tmp_path / "bad.tokens"
@@ -387,7 +387,7 @@ def test_association_pairs_loader(tmp_path: Path) -> None:
 @pytest.fixture(scope="module")
 def spark() -> Iterator[Any]:
     pytest.importorskip("pyspark")
-    from taiwa.resources.cooccurrence_spark import spark_session
+    from taiwa.resources.cooccurrence.spark_engine import spark_session
 
     settings = SparkSettings(master="local[2]", conf={"spark.sql.shuffle.partitions": "4"})
     session, _ = spark_session(settings)

@@ -1,4 +1,4 @@
-"""da-response (seed 000): dataset schema, annotators, generator, benchmark end to end."""
+"""da-response (seed 000): dataset schema, annotators, generator, the method end to end."""
 
 from __future__ import annotations
 
@@ -8,23 +8,23 @@ from pathlib import Path
 
 import pytest
 
-from taiwa.annotators.base import ReplyToAnnotate
-from taiwa.annotators.llm_da import LLMDATagger, parse_steps
-from taiwa.annotators.sentence_da import (
-    default_sentence_tagger,
-    held_out_agreement,
-    split_sentences,
-)
-from taiwa.builders.da_response import build_items, parse_item, read_instructions
-from taiwa.datasets.da_response import load_da_response
+from taiwa.annotators.sentence_tagger import held_out_agreement, split_sentences
+from taiwa.annotators.steps_json import parse_steps
+from taiwa.benchmarks.da_response import messages
+from taiwa.benchmarks.da_response import prompts as seed000
+from taiwa.benchmarks.da_response.annotate import default_tagger
+from taiwa.benchmarks.da_response.builder import build_items, parse_item, read_instructions
+from taiwa.benchmarks.da_response.dataset import load_da_response
 from taiwa.errors import InputError
+from taiwa.harness.config import RunConfig
+from taiwa.harness.runner import run
 from taiwa.metrics.da_steps import ImportanceWarning
 from taiwa.models import ModelOptions, load_model
-from taiwa.prompts import seed000
-from taiwa.run_config import RunConfig
-from taiwa.runner import run
 from taiwa.samples import sample_path
 from taiwa.stub_server import StubState, serve
+from taiwa.taxonomies import load_taxonomy
+
+TAX = load_taxonomy("assistant7")
 
 GOLD = sample_path("da_response/gold.jsonl")
 GOOD_STEPS = json.dumps(
@@ -98,14 +98,11 @@ def test_schema_errors_name_the_field(tmp_path: Path, steps: list[object], field
 
 
 def test_requests_use_appendix_b_prompts() -> None:
-    from taiwa.benchmarks import get_benchmark
-    from taiwa.models import GenerationParams
-
-    bench = get_benchmark("da-response")
-    [req] = bench.requests(load_da_response(GOLD)[:1], GenerationParams())
-    assert req.messages[0].content == "あなたは親切な日本語音声対話アシスタントです。"
-    assert req.messages[1].text.endswith(seed000.RESPONSE_USER)
-    assert req.messages[1].text.startswith(load_da_response(GOLD)[0].input.text)
+    first = load_da_response(GOLD)[0]
+    system, user = messages(first)
+    assert system.content == "あなたは親切な日本語音声対話アシスタントです。"
+    assert user.text.endswith(seed000.RESPONSE_USER)
+    assert user.text.startswith(first.input.text)
 
 
 def test_gold_replies_with_gold_annotations_are_perfect(tmp_path: Path) -> None:
@@ -118,10 +115,11 @@ def test_gold_replies_with_gold_annotations_are_perfect(tmp_path: Path) -> None:
         ),
         encoding="utf-8",
     )
+    spec = f"replay:{replies}"
     cfg = RunConfig(
-        benchmark="da-response",
-        model=f"replay:{replies}",
-        annotator=f"replay:{GOLD}",
+        method="da-response",
+        models=[spec, "human"],
+        roles={"annotator": f"replay:{GOLD}"},
         out=tmp_path / "run",
         cache_dir=tmp_path / "c",
     )
@@ -130,21 +128,32 @@ def test_gold_replies_with_gold_annotations_are_perfect(tmp_path: Path) -> None:
         json.loads(x)
         for x in (tmp_path / "run" / "scores.jsonl").read_text(encoding="utf-8").splitlines()
     ]
-    assert len(rows) == len(items) and all(r["scored"] for r in rows)
+    assert len(rows) == 2 * len(items) and not any("error" in r for r in rows)
+    assert {r["system"] for r in rows} == {spec, "human"}
     assert all(r["wlcs"] == pytest.approx(1.0) and r["wed"] == 0.0 for r in rows)
-    assert res.summary["wed"]["value"] == 0.0 and res.summary["annotation_failures"] == 0
+    for system in (spec, "human"):
+        block = res.summary["systems"][system]
+        assert block["wed"]["value"] == 0.0 and block["failures"] == {
+            "generate": 0,
+            "annotate": 0,
+            "score": 0,
+        }
     assert (tmp_path / "run" / "annotations.jsonl").exists()
 
 
 def test_fixed_baseline_summary_and_examples(tmp_path: Path) -> None:
     cfg = RunConfig(
-        benchmark="da-response",
-        model="builtin:fixed",
+        method="da-response",
+        models=["builtin:fixed"],
         out=tmp_path / "run",
         cache_dir=tmp_path / "c",
     )
-    s = run(cfg, show_progress=False).summary
-    assert s["n"] == 60 and s["n_scored"] == 60 and s["annotator"] == "offline"
+    summary = run(cfg, show_progress=False).summary
+    s = summary["systems"]["builtin:fixed"]
+    assert s["n"] == 60 and s["scored"] == 60
+    assert json.loads((tmp_path / "run" / "config.json").read_text())["roles"] == {
+        "annotator": "offline"
+    }
     for key in ("wlcs", "wed", "deletion", "insertion", "substitution"):
         assert {"value", "ci_low", "ci_high", "n", "sd"} <= set(s[key])
     ex = s["examples"]
@@ -153,11 +162,13 @@ def test_fixed_baseline_summary_and_examples(tmp_path: Path) -> None:
 
 
 def test_parse_steps_repairs_and_rejects() -> None:
-    assert parse_steps("```json\n" + GOOD_STEPS + "\n```").acts == ["Commissive", "Question"]
+    assert parse_steps("```json\n" + GOOD_STEPS + "\n```", TAX).acts == ["Commissive", "Question"]
     with pytest.raises(ValueError, match="act"):
-        parse_steps('{"steps": [{"act": "Banter", "importance": 1}]}')
+        parse_steps('{"steps": [{"act": "Banter", "importance": 1}]}', TAX)
     with pytest.raises(ValueError, match="JSON"):
-        parse_steps("はい、わかりました")
+        parse_steps("はい、わかりました", TAX)
+    with pytest.raises(ValueError, match="sum to 0"):
+        parse_steps('{"steps": [{"act": "Answer", "importance": 0}]}', TAX)
 
 
 def _stub_model(url: str):  # type: ignore[no-untyped-def]
@@ -165,25 +176,55 @@ def _stub_model(url: str):  # type: ignore[no-untyped-def]
     return model
 
 
-def test_llm_annotator_repairs_malformed_json_on_retry() -> None:
+def _replies(tmp_path: Path, n: int) -> tuple[Path, Path]:
+    items = load_da_response(GOLD)[:n]
+    data = _write(tmp_path, *(json.loads(it.model_dump_json()) for it in items))
+    replies = tmp_path / "replies.jsonl"
+    replies.write_text(
+        "".join(json.dumps({"id": it.id, "text": "消しました。"}) + "\n" for it in items),
+        encoding="utf-8",
+    )
+    return data, replies
+
+
+def _annotated_run(tmp_path: Path, url: str, attempts: int = 3):  # type: ignore[no-untyped-def]
+    data, replies = _replies(tmp_path, 1)
+    cfg = RunConfig(
+        method="da-response",
+        models=[f"replay:{replies}"],
+        roles={"annotator": "openai:stub"},
+        options={"annotator_attempts": attempts},
+        base_url=url,
+        max_retries=0,
+        data=data,
+        out=tmp_path / "run",
+        cache_dir=tmp_path / "c",
+    )
+    return run(cfg, show_progress=False)
+
+
+def test_llm_annotator_repairs_malformed_json_on_retry(tmp_path: Path) -> None:
     state = StubState(replies=['{"steps": [{"act": "Commissive", "importance": 1.0', GOOD_STEPS])
     with serve(state) as url:
-        [ann] = asyncio.run(
-            LLMDATagger(_stub_model(url)).annotate(
-                [ReplyToAnnotate("a", "電気消して", "消しました。")]
-            )
-        )
-    assert ann.sequence is not None and ann.sequence.acts == ["Commissive", "Question"]
-    assert ann.attempts == 2 and state.hits == 2
+        res = _annotated_run(tmp_path, url)
+    [system] = res.summary["systems"]
+    [ann] = res.results.rows("annotate", system)
+    assert [s["act"] for s in ann["steps"]] == ["Commissive", "Question"]
+    assert ann["attempts"] == 2 and state.hits == 2
+    [calls] = [c for c in res.summary["calls"] if c["role"] == "annotator"]
+    assert (calls["requests"], calls["calls"], calls["repaired"], calls["invalid"]) == (2, 2, 1, 0)
 
 
-def test_llm_annotator_records_failure_after_attempts() -> None:
+def test_llm_annotator_records_failure_after_attempts(tmp_path: Path) -> None:
     state = StubState(replies=["だめ"] * 3)
     with serve(state) as url:
-        [ann] = asyncio.run(
-            LLMDATagger(_stub_model(url), attempts=3).annotate([ReplyToAnnotate("a", "u", "r")])
-        )
-    assert ann.sequence is None and "JSON" in (ann.error or "") and ann.attempts == 3
+        res = _annotated_run(tmp_path, url, attempts=3)
+    [system] = res.summary["systems"]
+    [ann] = res.results.rows("annotate", system)
+    assert "JSON" in ann["error"] and "3 attempt(s)" in ann["error"] and state.hits == 3
+    assert res.summary["failures"]["annotate"] == 1 and res.summary["status"] == "failures"
+    [score] = res.results.rows("score", system)
+    assert score["skipped"] and "JSON" in score["error"]
 
 
 def test_generator_repairs_and_deduplicates(tmp_path: Path) -> None:
@@ -210,9 +251,10 @@ def test_offline_tagger() -> None:
         '英語では "Can I get the check?" と言います。',
         "次にどうぞ！",
     ]
-    seq = default_sentence_tagger().tag("3分のタイマーをセットしました。名前を付けますか？")
+    seq = default_tagger().tag("3分のタイマーをセットしました。名前を付けますか？")
     assert seq.acts == ["Commissive", "Question"]
     assert sum(s.importance for s in seq.steps) == pytest.approx(1.0)
-    agreement = held_out_agreement(load_da_response(GOLD))
+    items = sorted(load_da_response(GOLD), key=lambda it: it.id)
+    agreement = held_out_agreement([(it.output.text, it.gold) for it in items])
     assert agreement.n_items == 15
     assert agreement.mean_wed < 0.6 and agreement.act_accuracy > 0.5

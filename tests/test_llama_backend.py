@@ -93,38 +93,57 @@ def test_missing_chunk_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.Monk
 
 
 def test_demo_run_end_to_end(tmp_path: Path) -> None:
-    from taiwa.run_config import RunConfig
-    from taiwa.runner import run
+    from taiwa.harness.config import RunConfig
+    from taiwa.harness.runner import run
 
     cfg = RunConfig(
-        benchmark="prompts",
-        model="demo",
+        method="prompts",
+        models=["demo"],
         limit=2,
         max_tokens=32,
         out=tmp_path / "run",
         cache_dir=tmp_path / "c",
     )
     res = run(cfg, show_progress=False)
-    assert (res.n, res.errors, res.model_calls) == (2, 0, 2)
-    assert run(cfg, show_progress=False).model_calls == 0
+    [calls] = res.summary["calls"]
+    assert (res.summary["n_samples"], res.failures, calls["calls"]) == (2, 0, 2)
+    assert run(cfg, show_progress=False).summary["calls"][0]["calls"] == 0
 
 
-def test_da_annotator_and_generator_with_demo_model(demo_model) -> None:  # type: ignore[no-untyped-def]
-    from taiwa.annotators.base import ReplyToAnnotate
-    from taiwa.annotators.llm_da import LLMDATagger
-    from taiwa.builders.da_response import build_items
+def test_da_annotator_and_generator_with_demo_model(demo_model, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from taiwa.benchmarks.da_response.builder import build_items
+    from taiwa.benchmarks.da_response.dataset import load_da_response
+    from taiwa.harness.config import RunConfig
+    from taiwa.harness.runner import run
+    from taiwa.samples import sample_path
 
-    replies = [
-        ReplyToAnnotate("a", "3分タイマーかけて", "3分のタイマーをセットしました。"),
-        ReplyToAnnotate(
-            "b", "明日の天気は？", "明日は晴れです。傘はいりません。週末の天気も調べますか？"
+    items = load_da_response(sample_path("da_response/gold.jsonl"))[:2]
+    replies = tmp_path / "replies.jsonl"
+    replies.write_text(
+        "".join(
+            json.dumps({"id": it.id, "text": it.output.text}, ensure_ascii=False) + "\n"
+            for it in items
         ),
-    ]
-    anns = asyncio.run(LLMDATagger(demo_model, max_tokens=200).annotate(replies))
-    assert [a.id for a in anns] == ["a", "b"]
+        encoding="utf-8",
+    )
+    cfg = RunConfig(
+        method="da-response",
+        models=[f"replay:{replies}"],
+        roles={"annotator": "demo"},
+        options={"annotator_max_tokens": 200},
+        limit=2,
+        out=tmp_path / "run",
+        cache_dir=tmp_path / "c",
+    )
+    res = run(cfg, show_progress=False, preloaded={"demo": demo_model})
+    [system] = res.summary["systems"]
+    anns = res.results.rows("annotate", system)
+    assert [a["id"] for a in anns] == [it.id for it in items]
     for a in anns:  # schema-constrained: valid sequences, or a recorded reason
-        assert (a.sequence is not None and a.sequence.steps) or a.error
-    assert any(a.sequence is not None for a in anns)
+        assert a.get("steps") or a["error"]
+    assert any("steps" in a for a in anns)
+    [calls] = [c for c in res.summary["calls"] if c["role"] == "annotator"]
+    assert calls["spec"] == "demo" and calls["calls"] >= 2
     report = asyncio.run(
         build_items(
             demo_model, ["料理中のユーザーがタイマーを頼む場面"], attempts=2, max_tokens=700

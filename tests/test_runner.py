@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from taiwa.errors import TaiwaError
-from taiwa.run_config import RunConfig, resolve_config
-from taiwa.runner import run
+from taiwa.harness.config import RunConfig, resolve_config
+from taiwa.harness.runner import run
 from taiwa.stub_server import StubState, serve
 
 
@@ -35,17 +35,21 @@ def _read_jsonl(path: Path) -> list[dict[str, object]]:
 
 def test_run_directory_and_second_run_makes_no_calls(tmp_path: Path) -> None:
     cfg = RunConfig(
-        benchmark="prompts", model="builtin:parrot", out=tmp_path / "run", cache_dir=tmp_path / "c"
+        method="prompts", models=["builtin:parrot"], out=tmp_path / "run", cache_dir=tmp_path / "c"
     )
     first = run(cfg, show_progress=False)
-    assert (first.n, first.model_calls, first.cache_hits, first.errors) == (8, 8, 0, 0)
+    [calls] = first.summary["calls"]
+    assert (calls["requests"], calls["calls"], calls["cache_hits"], first.failures) == (8, 8, 0, 0)
     for name in ("config.json", "responses.jsonl", "scores.jsonl", "summary.json"):
         assert (tmp_path / "run" / name).exists()
     config = json.loads((tmp_path / "run" / "config.json").read_text(encoding="utf-8"))
-    assert config["config"]["model"] == "builtin:parrot" and config["taiwa_version"]
+    assert config["config"]["models"] == ["builtin:parrot"] and config["taiwa_version"]
+    assert set(config["input_sha256"]) == {str(config["config"]["data"])}
     second = run(cfg, show_progress=False)
-    assert (second.model_calls, second.cache_hits) == (0, 8)
-    assert json.loads((tmp_path / "run" / "summary.json").read_text())["model_calls"] == 0
+    [calls] = second.summary["calls"]
+    assert (calls["calls"], calls["cache_hits"]) == (0, 8)
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert summary["calls"][0]["calls"] == 0 and summary["status"] == "ok"
     assert _read_jsonl(tmp_path / "run" / "responses.jsonl")[0]["cached"] is True
 
 
@@ -54,8 +58,8 @@ def test_openai_run_against_local_server(tmp_path: Path) -> None:
     state = StubState(latency=0.05, faults=[500, 429])
     with serve(state) as url:
         cfg = RunConfig(
-            benchmark="prompts",
-            model="openai:stub",
+            method="prompts",
+            models=["openai:stub"],
             base_url=url,
             data=data,
             out=tmp_path / "run",
@@ -64,8 +68,8 @@ def test_openai_run_against_local_server(tmp_path: Path) -> None:
         )
         res = run(cfg, show_progress=False)
         again = run(cfg, show_progress=False)
-    assert (res.n, res.errors, res.model_calls) == (12, 0, 12)
-    assert again.model_calls == 0 and state.ok == 12
+    assert (res.failures, res.summary["calls"][0]["calls"]) == (0, 12)
+    assert again.summary["calls"][0]["calls"] == 0 and state.ok == 12
     texts = [r["text"] for r in _read_jsonl(tmp_path / "run" / "responses.jsonl")]
     assert texts == [f"echo: {i}番目の質問です" for i in range(12)]
 
@@ -81,14 +85,14 @@ def test_replay_reports_missing_ids(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     cfg = RunConfig(
-        benchmark="prompts",
-        model=f"replay:{replay}",
+        method="prompts",
+        models=[f"replay:{replay}"],
         data=data,
         out=tmp_path / "run",
         cache_dir=tmp_path / "c",
     )
     res = run(cfg, show_progress=False)
-    assert res.errors == 1
+    assert res.failures == 1 and res.summary["failures"] == {"generate": 1, "score": 0}
     rows = _read_jsonl(tmp_path / "run" / "responses.jsonl")
     assert rows[4]["id"] == "q004" and "no reply for id 'q004'" in str(rows[4]["error"])
     assert [r.get("text") for r in rows[:4]] == [f"返事{i}" for i in range(4)]
@@ -97,15 +101,23 @@ def test_replay_reports_missing_ids(tmp_path: Path) -> None:
 def test_config_file_equals_flags(tmp_path: Path) -> None:
     yaml_file = tmp_path / "run.yaml"
     yaml_file.write_text(
-        "benchmark: prompts\nmodel: builtin:fixed\nmax-tokens: 64\nseed: 3\n", encoding="utf-8"
+        "method: prompts\nmodel: builtin:fixed\nmax-tokens: 64\nseed: 3\n", encoding="utf-8"
     )
     from_file = resolve_config(yaml_file, {"limit": 2})
     from_flags = resolve_config(
         None,
-        {"benchmark": "prompts", "model": "builtin:fixed", "max_tokens": 64, "seed": 3, "limit": 2},
+        {"method": "prompts", "models": ["builtin:fixed"], "max_tokens": 64, "seed": 3, "limit": 2},
     )
     assert from_file == from_flags
-    yaml_file.write_text("benchmark: prompts\nmodel: demo\nbogus: 1\n", encoding="utf-8")
+    yaml_file.write_text(
+        "method: da-response\nmodels: [builtin:fixed, builtin:parrot]\n"
+        "roles: {annotator: offline}\noptions: {annotator_attempts: 2}\n",
+        encoding="utf-8",
+    )
+    cfg = resolve_config(yaml_file, {"options": {"annotator_attempts": "4"}})
+    assert cfg.models == ["builtin:fixed", "builtin:parrot"]
+    assert cfg.roles == {"annotator": "offline"} and cfg.options == {"annotator_attempts": "4"}
+    yaml_file.write_text("method: prompts\nmodel: demo\nbogus: 1\n", encoding="utf-8")
     with pytest.raises(TaiwaError, match="bogus"):
         resolve_config(yaml_file, {})
 
@@ -155,20 +167,20 @@ def test_sigkill_and_resume_sends_only_unfinished(tmp_path: Path) -> None:
         assert 0 < cached < n
         before = state.ok
         out, errout = taiwa(*args).communicate(timeout=120)
-        assert "model calls:" in out, errout
+        assert "model calls per role" in out, errout
         assert state.ok - before == n - cached  # only the unfinished requests were sent
-        out3, _ = taiwa(*args).communicate(timeout=120)
+        taiwa(*args).communicate(timeout=120)
     rows = _read_jsonl(tmp_path / "run" / "responses.jsonl")
     assert [r["id"] for r in rows] == [f"q{i:03d}" for i in range(n)]
     assert all(r.get("text") == f"echo: {i}番目の質問です" for i, r in enumerate(rows))
-    assert "model calls: 0," in out3
-    assert json.loads((tmp_path / "run" / "summary.json").read_text())["model_calls"] == 0
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert summary["calls"][0]["calls"] == 0 and summary["calls"][0]["cache_hits"] == n
 
 
 def test_cli_errors_are_one_line(tmp_path: Path) -> None:
     cases = [
         (["run", "prompts", "-m", "banana"], "bad model spec 'banana'"),
-        (["run", "nosuch", "-m", "builtin:parrot"], "unknown benchmark 'nosuch'"),
+        (["run", "nosuch", "-m", "builtin:parrot"], "unknown method 'nosuch'"),
         (
             ["run", "prompts", "-m", "builtin:parrot", "--data", str(tmp_path / "no.jsonl")],
             "no.jsonl: expected an existing file",

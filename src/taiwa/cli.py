@@ -4,25 +4,19 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from taiwa import __version__, tables
+from taiwa import __version__
 from taiwa.cli_build import build_app
+from taiwa.cli_run import register as register_run
 from taiwa.errors import TaiwaError
-from taiwa.file_scoring import (
-    FileScores,
-    score_da_sequence_files,
-    score_da_tag_file,
-    score_rouge_files,
-)
-from taiwa.io import write_json
-from taiwa.metrics import transition_lift
-from taiwa.models.spec import HELP as MODEL_HELP
-from taiwa.taxonomies import load_taxonomy
+
+if TYPE_CHECKING:
+    from taiwa.file_scoring import FileScores
 
 console = Console()
 err = Console(stderr=True)
@@ -39,6 +33,7 @@ score_app = typer.Typer(
 )
 app.add_typer(score_app, name="score")
 app.add_typer(build_app, name="build")
+register_run(app, console)
 
 JsonOut = Annotated[
     Path | None,
@@ -66,6 +61,8 @@ def _root(
 def _finish(
     res: FileScores, table: Table, json_out: Path | None, a: str = "pred", b: str = "gold"
 ) -> None:
+    from taiwa.io import write_json
+
     console.print(table)
     if res.pairing is not None:
         for side, ids in ((a, res.pairing.only_pred), (b, res.pairing.only_gold)):
@@ -108,6 +105,10 @@ def score_wed(
     {"id", "steps": [{"act", "importance", "rationale"}]} or a seed 000 dataset item
     (its output_dialogue_acts.steps are used).
     """
+    from taiwa import tables
+    from taiwa.file_scoring import score_da_sequence_files
+    from taiwa.taxonomies import load_taxonomy
+
     res = score_da_sequence_files(pred, gold, load_taxonomy(taxonomy), seed=seed)
     _finish(
         res, tables.da_sequence_table(res, f"WED: {pred.name} vs {gold.name}", ("wed",)), json_out
@@ -126,6 +127,10 @@ def score_wlcs(
 
     Same input as [bold]taiwa score wed[/bold].
     """
+    from taiwa import tables
+    from taiwa.file_scoring import score_da_sequence_files
+    from taiwa.taxonomies import load_taxonomy
+
     res = score_da_sequence_files(pred, gold, load_taxonomy(taxonomy), seed=seed)
     _finish(
         res, tables.da_sequence_table(res, f"WLCS: {pred.name} vs {gold.name}", ("wlcs",)), json_out
@@ -147,6 +152,10 @@ def score_dae(
     file: TagFile, taxonomy: ChitchatTax = "chitchat11", json_out: JsonOut = None, seed: Seed = 0
 ) -> None:
     """Dialogue Act Entropy per system (bits), with Distinct-1/2 if replies are given (seed 002)."""
+    from taiwa import tables
+    from taiwa.file_scoring import score_da_tag_file
+    from taiwa.taxonomies import load_taxonomy
+
     res = score_da_tag_file(file, load_taxonomy(taxonomy), seed=seed)
     columns = ("dae", "distinct1", "distinct2") if _has_replies(res) else ("dae",)
     _finish(res, tables.da_distribution_table(res, f"DAE: {file.name}", columns), json_out)
@@ -163,6 +172,11 @@ def score_dami(
     seed: Seed = 0,
 ) -> None:
     """Dialogue Act Mutual Information (previous act → reply act) per system, in bits (seed 002)."""
+    from taiwa import tables
+    from taiwa.file_scoring import score_da_tag_file
+    from taiwa.metrics import transition_lift
+    from taiwa.taxonomies import load_taxonomy
+
     tax = load_taxonomy(taxonomy)
     res = score_da_tag_file(file, tax, seed=seed)
     _finish(res, tables.da_distribution_table(res, f"DAMI: {file.name}", ("dami",)), json_out)
@@ -190,119 +204,12 @@ def score_rouge(
     seed: Seed = 0,
 ) -> None:
     """Japanese ROUGE-1/2/L F-measures (fugashi tokens), paired by id (seed 001)."""
+    from taiwa import tables
+    from taiwa.file_scoring import score_rouge_files
+
     res = score_rouge_files(pred, ref, seed=seed)
     _finish(
         res, tables.rouge_table(res, f"ROUGE: {pred.name} vs {ref.name}"), json_out, "pred", "ref"
-    )
-
-
-@app.command("run", no_args_is_help=True)
-def run_cmd(
-    benchmark: Annotated[str | None, typer.Argument(help="Benchmark name, e.g. prompts.")] = None,
-    model: Annotated[
-        str | None, typer.Option("--model", "-m", help=f"Model SPEC: {MODEL_HELP}.")
-    ] = None,
-    annotator: Annotated[
-        str | None,
-        typer.Option(help="DA annotator: offline, replay:FILE or a model SPEC (da-response)."),
-    ] = None,
-    data: Annotated[
-        Path | None, typer.Option(help="Dataset file (default: the bundled sample).")
-    ] = None,
-    out: Annotated[
-        Path | None, typer.Option(help="Run directory (default: runs/BENCHMARK/MODEL).")
-    ] = None,
-    config: Annotated[
-        Path | None,
-        typer.Option("--config", help="run.yaml with the same settings as these flags."),
-    ] = None,
-    base_url: Annotated[str | None, typer.Option(help="Base URL for openai: models.")] = None,
-    limit: Annotated[int | None, typer.Option(help="Only the first N samples.")] = None,
-    concurrency: Annotated[
-        int | None, typer.Option(help="Requests in flight (default 16).")
-    ] = None,
-    rpm: Annotated[float | None, typer.Option(help="Requests per minute limit.")] = None,
-    timeout: Annotated[float | None, typer.Option(help="Per-request timeout, seconds.")] = None,
-    max_retries: Annotated[int | None, typer.Option(help="Retries on 429/5xx/timeouts.")] = None,
-    temperature: Annotated[
-        float | None, typer.Option(help="Sampling temperature (default 0).")
-    ] = None,
-    max_tokens: Annotated[
-        int | None, typer.Option(help="Reply length limit (default 512).")
-    ] = None,
-    seed: Annotated[
-        int | None, typer.Option(help="Generation and bootstrap seed (default 0).")
-    ] = None,
-    cache_dir: Annotated[
-        Path | None, typer.Option(help="Response cache (default ~/.cache/taiwa).")
-    ] = None,
-    no_cache: Annotated[
-        bool | None, typer.Option("--no-cache", help="Do not read or write the cache.")
-    ] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
-    dialogues: Annotated[
-        Path | None, typer.Option(help="cohesion: dialogue JSONL (default: bundled).")
-    ] = None,
-    resource: Annotated[
-        str, typer.Option(help="cohesion: default, vectors:THRESHOLD or an LLR pair table path.")
-    ] = "default",
-    distance: Annotated[
-        int, typer.Option(help="cohesion: max utterance distance d (seed 003).")
-    ] = 3,
-    strict: Annotated[
-        bool, typer.Option(help="cohesion: associated pairs only, no reiteration.")
-    ] = False,
-) -> None:
-    """Run a benchmark on a model and write a run directory; finished requests are cached,
-    so an interrupted run resumes where it stopped."""
-    if benchmark == "cohesion":
-        from taiwa.cohesion_run import run_cohesion
-
-        res = run_cohesion(
-            dialogues,
-            resource=resource,
-            d=distance,
-            strict=strict,
-            out=out,
-            seed=seed or 0,
-            show_progress=not quiet,
-        )
-        console.print(
-            tables.cohesion_table(
-                res.summary, f"cohesion ({res.summary['resource']}, d={distance})"
-            )
-        )
-        for key in ("correlation_all", "correlation_agents_only"):
-            if key in res.summary:
-                c = res.summary[key]
-                console.print(
-                    f"{key}: Pearson r = {c['r']:.2f} [{c['ci_low']:.2f}, {c['ci_high']:.2f}] "
-                    f"(n={c['n']} dialogues)"
-                )
-        console.print(f"→ {res.run_dir}/")
-        return
-    overrides = {
-        k: v
-        for k, v in locals().items()
-        if k not in ("config", "quiet", "dialogues", "resource", "distance", "strict")
-    }
-    from taiwa.run_config import resolve_config
-    from taiwa.runner import run
-
-    cfg = resolve_config(config, overrides)
-    result = run(cfg, show_progress=not quiet)
-    console.print(tables.run_summary_table(result.summary, f"{cfg.benchmark} × {cfg.model}"))
-    if "examples" in result.summary:
-        console.print(tables.da_examples_table(result.summary["examples"]))
-    if "annotator" in result.summary:
-        s = result.summary
-        console.print(
-            f"annotator: {s['annotator']}; scored {s.get('n_scored', 0)} of {s['n']}, "
-            f"annotation failures: {s.get('annotation_failures', 0)}"
-        )
-    console.print(
-        f"model calls: {result.model_calls}, from cache: {result.cache_hits}, "
-        f"errors: {result.errors} → {result.run_dir}/"
     )
 
 
@@ -310,7 +217,7 @@ def run_cmd(
 def demo(
     out: Annotated[Path | None, typer.Option(help="Also write per-item scores here.")] = None,
 ) -> None:
-    """Run everything offline on the bundled samples and print the tables."""
+    """Run every method offline on the bundled samples and print the tables."""
     from taiwa.demo import run_demo
 
     run_demo(console, out)

@@ -1,4 +1,5 @@
-"""``taiwa build``: datasets and resources (da-response items, co-occurrence pairs, calibration)."""
+"""``taiwa build``: datasets and resources. The co-occurrence miner (a shared resource) is here;
+each method package may add its own builders in its ``cli`` module (``register(app)``)."""
 
 from __future__ import annotations
 
@@ -8,85 +9,24 @@ from typing import Annotated, Literal
 import typer
 from rich.console import Console
 
-from taiwa.models.spec import HELP as MODEL_HELP
-
 console = Console()
 
 build_app = typer.Typer(help="Build datasets and resources.", no_args_is_help=True)
 
 
-@build_app.command("da-response", no_args_is_help=True)
-def build_da_response(
-    scenarios: Annotated[
-        Path, typer.Option(help="Scenario instructions: text lines or JSONL 'instruction'.")
-    ],
-    model: Annotated[str, typer.Option("--model", "-m", help=f"Model SPEC: {MODEL_HELP}.")],
-    out: Annotated[Path, typer.Option(help="Dataset JSONL to write (atomically).")],
-    attempts: Annotated[int, typer.Option(help="Tries per scenario, repairs included.")] = 3,
-    max_tokens: Annotated[int, typer.Option(help="Length limit of each generated item.")] = 1024,
-    seed: Annotated[int, typer.Option(help="Generation seed.")] = 0,
-    base_url: Annotated[str | None, typer.Option(help="Base URL for openai: models.")] = None,
-    concurrency: Annotated[int, typer.Option(help="Requests in flight.")] = 16,
-    cache_dir: Annotated[
-        Path | None, typer.Option(help="Response cache (default ~/.cache/taiwa).")
-    ] = None,
-) -> None:
-    """Generate a da-response dataset with the seed 000 App. A prompt.
+def _method_builders() -> None:
+    """Let every method package with a ``cli`` module add its builders (``register(app)``)."""
+    import importlib
+    import importlib.util
 
-    Every item is validated, repaired by re-asking when invalid, and deduplicated."""
-    import asyncio
+    from taiwa.benchmarks import METHODS
 
-    from taiwa.builders.da_response import build_items, read_instructions, write_dataset
-    from taiwa.models import (
-        CachingModel,
-        ModelOptions,
-        ResponseCache,
-        default_cache_dir,
-        load_model,
-    )
-
-    instructions = read_instructions(scenarios)
-    options = ModelOptions(base_url=base_url, concurrency=concurrency, cache_dir=cache_dir)
-    cache = ResponseCache((cache_dir or default_cache_dir()) / "responses.sqlite")
-    try:
-        cached = CachingModel(load_model(model, options), cache)
-        report = asyncio.run(
-            build_items(cached, instructions, attempts=attempts, max_tokens=max_tokens, seed=seed)
-        )
-    finally:
-        cache.close()
-    write_dataset(out, report)
-    console.print(
-        f"{len(report.items)} item(s) written to {out} from {len(instructions)} scenario(s); "
-        f"{report.duplicates} duplicate(s) dropped, {len(report.failures)} failure(s)"
-        + (f" (reasons in {out}.failures.jsonl)" if report.failures else "")
-    )
+    for module in METHODS.values():
+        if importlib.util.find_spec(f"{module}.cli") is not None:
+            importlib.import_module(f"{module}.cli").register(build_app)
 
 
-@build_app.command("calibrate-cohesion")
-def build_calibrate_cohesion(
-    dialogues: Annotated[
-        Path | None, typer.Option(help="Labelled dialogue JSONL (default: the bundled sample).")
-    ] = None,
-    seed: Annotated[int, typer.Option(help="Seed of the splicing.")] = 0,
-) -> None:
-    """Separation (real vs spliced dialogues) and F1 vs human labels per cosine threshold."""
-    from rich.table import Table as RichTable
-
-    from taiwa.cohesion_eval import load_dialogues
-    from taiwa.resources.calibration import best, calibrate
-    from taiwa.samples import sample_path
-
-    points = calibrate(
-        load_dialogues(dialogues or sample_path("cohesion/dialogues.jsonl")), seed=seed
-    )
-    t = RichTable(title="Vector threshold calibration (seed 003 cohesion, reiteration on)")
-    for name in ("θ", "separation", "precision", "recall", "F1"):
-        t.add_column(name, justify="right")
-    for p in points:
-        t.add_row(*(f"{v:.2f}" for v in (p.threshold, p.separation, p.precision, p.recall, p.f1)))
-    console.print(t)
-    console.print(f"best threshold: {best(points).threshold:.2f}")
+_method_builders()
 
 
 @build_app.command("cooccurrence", no_args_is_help=True)
@@ -146,8 +86,8 @@ def build_cooccurrence(
     from pydantic import ValidationError
 
     from taiwa.errors import TaiwaError
-    from taiwa.resources.cooccurrence import mine_cooccurrence
-    from taiwa.resources.cooccurrence_config import MinerConfig
+    from taiwa.resources.cooccurrence.config import MinerConfig
+    from taiwa.resources.cooccurrence.table import mine_cooccurrence
 
     if engine not in ("duckdb", "spark"):
         raise TaiwaError(f"--engine must be duckdb or spark, got {engine!r}")

@@ -6,7 +6,6 @@ computes with the pure functions of :mod:`taiwa.metrics`.
 
 from __future__ import annotations
 
-import statistics
 import warnings
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -16,7 +15,7 @@ from typing import Any
 from taiwa.io import InputError, index_by_id, read_records
 from taiwa.metrics import dae, dami, distinct, rouge_ja, wed, wlcs
 from taiwa.metrics.da_steps import ImportanceWarning
-from taiwa.metrics.stats import Estimate, bootstrap_ci, majority_vote
+from taiwa.metrics.stats import Estimate, bootstrap_ci, majority_vote, mean_estimate
 from taiwa.schema import DASequenceRecord, TaggedReply, Taxonomy, TextRecord
 
 
@@ -38,13 +37,6 @@ def _pair_ids(
             str(pred_path), None, "id", f"at least one id shared with {gold_path}", "no shared id"
         )
     return Pairing(common, [k for k in pred if k not in gold], [k for k in gold if k not in pred])
-
-
-def mean_estimate(values: list[float], seed: int) -> dict[str, float | int]:
-    """Mean with bootstrap CI, plus the standard deviation (as in seed 000 Table 1)."""
-    est = bootstrap_ci(values, seed=seed).as_dict()
-    est["sd"] = statistics.stdev(values) if len(values) > 1 else 0.0
-    return est
 
 
 @dataclass

@@ -1,6 +1,7 @@
 """Ask a chat model for JSON, validate it, and re-ask with the validation error (bounded).
 
-Used by the seed 000 dataset generator and the LLM dialogue-act annotator: every request goes
+Used by dataset builders (the runner's stages re-ask through :class:`taiwa.harness.method.Retry`
+with the same :func:`repair_turn`): every request goes
 through up to ``attempts`` rounds; a reply that fails to parse or validate gets the model's own
 output and the error appended as a repair turn. What is still invalid at the end is returned as
 a failure with its reason, never silently dropped. Rounds are batched, so the model's
@@ -34,6 +35,14 @@ class JsonOutcome(Generic[T]):
     error: str | None
     attempts: int
     raw: str | None = None
+
+
+def repair_turn(output: str, error: str) -> list[ChatMessage]:
+    """The model's own invalid output and the validation error, appended to re-ask."""
+    return [
+        ChatMessage(role="assistant", content=output),
+        ChatMessage(role="user", content=REPAIR.format(error=error)),
+    ]
 
 
 def extract_json(text: str) -> object:
@@ -77,10 +86,7 @@ async def generate_json(
                 done[req.id] = JsonOutcome(req.id, parse(res.text), None, attempt, res.text)
             except ValueError as exc:
                 done[req.id] = JsonOutcome(req.id, None, str(exc), attempt, res.text)
-                repair = [
-                    ChatMessage(role="assistant", content=res.text),
-                    ChatMessage(role="user", content=REPAIR.format(error=exc)),
-                ]
+                repair = repair_turn(res.text, str(exc))
                 retry.append(req.model_copy(update={"messages": [*req.messages, *repair]}))
         pending = retry
     return [done[r.id] for r in requests]

@@ -1,12 +1,46 @@
-"""Rich tables for the terminal: one function per kind of result, shared by CLI and demo."""
+"""Rich tables for the terminal: cells shared by every method's tables, and the tables of
+``taiwa score`` (metrics on files)."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 
-from taiwa.file_scoring import FileScores
+if TYPE_CHECKING:
+    from taiwa.file_scoring import FileScores
+
+CLIP = 200
+"""Texts longer than this are cut in tables (the run directory keeps them whole)."""
+
+
+def clip(text: str, limit: int = CLIP) -> str:
+    """``text`` cut to ``limit`` characters with an ellipsis, so tables stay bounded."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def ci_cell(d: Mapping[str, Any] | None, digits: int = 3) -> str:
+    """An estimate as ``value`` over ``[low, high]`` (``–`` when missing or NaN)."""
+    if not d or d.get("value") is None or d["value"] != d["value"]:
+        return "–"
+    lo, hi, ci = d["ci_low"], d["ci_high"], max(2, digits - 1)
+    return f"{d['value']:.{digits}f}\n[{lo:.{ci}f}, {hi:.{ci}f}]"
+
+
+def systems_table(
+    summary: Mapping[str, Any], title: str, metrics: Mapping[str, str], caption: str = ""
+) -> Table:
+    """One row per system of a run summary: n and each metric's estimate with its CI."""
+    t = Table(title=title, title_justify="left", caption=caption or None)
+    t.add_column("system", no_wrap=True)
+    t.add_column("n", justify="right")
+    for label in metrics.values():
+        t.add_column(label, justify="right", no_wrap=True)
+    for system, block in summary["systems"].items():
+        n = f"{block.get('scored', '–')}/{block.get('n', '–')}"
+        t.add_row(system, n, *(ci_cell(block.get(k)) for k in metrics))
+    return t
 
 
 def _ci(d: dict[str, Any], digits: int = 3) -> str:
@@ -74,135 +108,4 @@ def lift_table(tl: Any, title: str) -> Table:
         t.add_column(lab, justify="right")
     for i, lab in enumerate(tl.labels):
         t.add_row(lab, *("–" if v != v else f"{v:.2f}" for v in tl.lift[i]))
-    return t
-
-
-def run_summary_table(summary: dict[str, Any], title: str) -> Table:
-    """Every aggregate of a run summary: value, 95 % CI and n."""
-    t = Table(title=title, title_justify="left")
-    for name in ("metric", "value", "95% CI", "n"):
-        t.add_column(name, justify="left" if name == "metric" else "right")
-    for key, d in summary.items():
-        if isinstance(d, dict) and "ci_low" in d:
-            t.add_row(
-                key, f"{d['value']:.3f}", f"[{d['ci_low']:.3f}, {d['ci_high']:.3f}]", str(d["n"])
-            )
-    return t
-
-
-def _seq(steps: list[dict[str, Any]]) -> str:
-    return ", ".join(f"({s['act']}, {s['importance']:.2f})" for s in steps)
-
-
-def da_examples_table(examples: dict[str, dict[str, Any]]) -> Table:
-    """Seed 000 Table 2: representative replies by edit-distance profile."""
-    t = Table(
-        title="Representative examples (seed 000 Table 2)", title_justify="left", show_lines=True
-    )
-    for name in ("profile", "input", "gold reply / DA", "system reply / DA"):
-        t.add_column(name, overflow="fold")
-    labels = {
-        "max_insertion": "max insertion",
-        "max_deletion": "max deletion",
-        "max_substitution": "max substitution",
-        "min_wed": "min WED",
-    }
-    for key, label in labels.items():
-        if key not in examples:
-            t.add_row(label, "(no reply has this cost)", "", "")
-            continue
-        ex = examples[key]
-        profile = (
-            f"{label}\n{ex['id']}\nWED {ex['wed']:.2f}\n"
-            f"del {ex['deletion']:.2f} ins {ex['insertion']:.2f} sub {ex['substitution']:.2f}"
-        )
-        t.add_row(
-            profile,
-            ex["input"],
-            f"{ex['gold_text']}\n[{_seq(ex['gold_steps'])}]",
-            f"{ex['reply']}\n[{_seq(ex['pred_steps'])}]",
-        )
-    return t
-
-
-def table1(summaries: dict[str, dict[str, Any]], title: str) -> Table:
-    """Seed 000 Table 1, one column per model: WLCS/WED mean [95 % CI] and SD, mean breakdown."""
-    t = Table(title=title, title_justify="left")
-    t.add_column("")
-    for model in summaries:
-        t.add_column(model, justify="right", no_wrap=True)
-
-    def ci(d: dict[str, Any]) -> str:
-        return f"{d['value']:.3f} [{d['ci_low']:.2f}, {d['ci_high']:.2f}]"
-
-    t.add_row("n scored", *(str(s["n_scored"]) for s in summaries.values()))
-    t.add_row(
-        "failures (gen/annot)",
-        *(f"{s['generation_failures']}/{s['annotation_failures']}" for s in summaries.values()),
-    )
-    for key, label in (("wlcs", "Weighted LCS ↑"), ("wed", "WED ↓")):
-        t.add_row(f"{label} mean", *(ci(s[key]) for s in summaries.values()))
-        t.add_row(f"{label} SD", *(f"{s[key]['sd']:.3f}" for s in summaries.values()))
-    for part in ("deletion", "insertion", "substitution"):
-        t.add_row(f"  {part}", *(ci(s[part]) for s in summaries.values()))
-    return t
-
-
-def cohesion_table(summary: dict[str, Any], title: str) -> Table:
-    """Seed 003 Tables 2–3: per system, the share of cohesive agent utterances (評価値) with its CI,
-    the human-labelled rate, precision and recall."""
-    t = Table(title=title, title_justify="left")
-    for name in ("system", "n", "cohesive", "human", "precision", "recall"):
-        t.add_column(name, justify="left" if name == "system" else "right", no_wrap=True)
-
-    def cell(e: dict[str, Any] | None) -> str:  # value over its 95 % CI
-        if not e:
-            return "–"
-        return f"{e['value']:.2f}\n[{e['ci_low']:.2f},{e['ci_high']:.2f}]"
-
-    for system, e in summary["systems"].items():
-        t.add_row(
-            system,
-            str(e["cohesive_share"]["n"]),
-            *(cell(e.get(k)) for k in ("cohesive_share", "human_rate", "precision", "recall")),
-        )
-    t.caption = (
-        "n agent utterances; cohesive: share judged cohesive (評価値); human: share labelled "
-        "correct; each value over its 95 % bootstrap CI"
-    )
-    return t
-
-
-def cohesion_explanations(rows: list[dict[str, Any]], k: int = 4) -> Table:
-    """A few agent utterances: verdict, the conditions that hold, the pairs that fired."""
-    t = Table(
-        title="Why: verdicts of a few agent utterances", title_justify="left", show_lines=True
-    )
-    for name in (
-        "dialogue:index",
-        "system",
-        "verdict",
-        "conditions",
-        "pairs (utterances)",
-        "label",
-    ):
-        t.add_column(name, overflow="fold")
-    agent = [r for r in rows if r["role"] in ("agent", "system")]
-    picked = [r for r in agent if r["cohesive"]][: k - k // 2] + [
-        r for r in agent if not r["cohesive"]
-    ][: k // 2]
-    for r in picked:
-        pairs = "; ".join(
-            f"{p['w1']}–{p['w2']} ({p['kind']}, {p['between'][0]}↔{p['between'][1]})"
-            for p in r["pairs"][:3]
-        )
-        label = "–" if "correct" not in r else ("correct" if r["correct"] else "incorrect")
-        t.add_row(
-            f"{r['dialogue_id']}:{r['index']}",
-            r["system"],
-            "cohesive" if r["cohesive"] else "not cohesive",
-            ",".join(r["conditions"]) or "–",
-            pairs or "–",
-            label,
-        )
     return t

@@ -1,7 +1,3 @@
-"""Dialogue-act annotators: an LLM sequence tagger (seed 000 §4.1), an offline sentence-level
-tagger, and a replay annotator for sequences you already have."""
-
-from taiwa.annotators.base import Annotation, DAAnnotator, ReplyToAnnotate
-from taiwa.annotators.factory import load_annotator
-
-__all__ = ["Annotation", "DAAnnotator", "ReplyToAnnotate", "load_annotator"]
+"""Dialogue-act annotation that knows no method: parsing and validating an LLM's DA sequence
+(:mod:`.steps_json`), an offline sentence-level tagger trained on examples a method hands in
+(:mod:`.sentence_tagger`), and sequences read from a file (:mod:`.replay`)."""

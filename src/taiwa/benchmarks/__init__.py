@@ -1,29 +1,30 @@
-"""One module per evaluation method; :func:`get_benchmark` finds one by name."""
+"""The evaluation methods, one package each. Adding a method is one line here plus its package
+(see ``docs/architecture.md``). Nothing is imported until a method is asked for."""
 
 from __future__ import annotations
 
-from taiwa.benchmarks.base import Benchmark, Scored
+import importlib
+from typing import Any
+
 from taiwa.errors import TaiwaError
 
-
-def _registry() -> dict[str, Benchmark]:
-    from taiwa.benchmarks.da_response import DAResponseBenchmark
-    from taiwa.benchmarks.prompts import PromptsBenchmark
-
-    benchmarks: tuple[Benchmark, ...] = (PromptsBenchmark(), DAResponseBenchmark())
-    return {b.name: b for b in benchmarks}
-
-
-def benchmark_names() -> list[str]:
-    return sorted(_registry())
+METHODS: dict[str, str] = {
+    "prompts": "taiwa.benchmarks.prompts",
+    "da-response": "taiwa.benchmarks.da_response",
+    "cohesion": "taiwa.benchmarks.cohesion",
+}
+"""Method name → the package whose ``METHOD`` implements :class:`taiwa.harness.method.Method`."""
 
 
-def get_benchmark(name: str) -> Benchmark:
-    """The benchmark called ``name``; an unknown name lists the known ones."""
-    reg = _registry()
-    if name not in reg:
-        raise TaiwaError(f"unknown benchmark {name!r}: expected one of {', '.join(sorted(reg))}")
-    return reg[name]
+def method_names() -> list[str]:
+    return list(METHODS)
 
 
-__all__ = ["Benchmark", "Scored", "benchmark_names", "get_benchmark"]
+def get_method(name: str) -> Any:
+    """The method called ``name`` (its package's ``METHOD``); an unknown name lists the known."""
+    if name not in METHODS:
+        raise TaiwaError(f"unknown method {name!r}: expected one of {', '.join(METHODS)}")
+    return importlib.import_module(METHODS[name]).METHOD
+
+
+__all__ = ["METHODS", "get_method", "method_names"]

@@ -20,10 +20,15 @@ class ChatModel(Protocol):
     ``backend`` and ``model_id`` identify the model in caches and run directories.
     ``generate`` returns one response per request, in order; a failed request becomes a
     response with ``error`` set. ``on_response`` is called as each response completes.
+    ``check`` fails early (one-line :class:`~taiwa.errors.TaiwaError`) when the model cannot
+    answer at all; ``cacheable`` is false for models that only read answers from a file.
     """
 
     backend: str
     model_id: str
+    cacheable: bool
+
+    async def check(self) -> None: ...
 
     async def generate(
         self, requests: Sequence[ChatRequest], *, on_response: OnResponse | None = None
@@ -39,6 +44,10 @@ class ConcurrentModel(ABC):
     backend: str
     model_id: str
     concurrency = 1
+    cacheable = True
+
+    async def check(self) -> None:  # noqa: B027 - optional hook, a no-op unless overridden
+        """Nothing to check for in-process backends."""
 
     @abstractmethod
     async def _complete(self, request: ChatRequest) -> str:

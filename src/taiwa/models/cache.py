@@ -71,12 +71,15 @@ class CachingModel:
         self.cache = cache
         self.backend = inner.backend
         self.model_id = inner.model_id
+        self.cacheable = True
         self.calls = 0
         self.hits = 0
 
+    async def check(self) -> None:
+        await self.inner.check()
+
     def key(self, request: ChatRequest) -> str:
-        base = request.cache_key(self.backend, self.model_id)
-        return f"{base}:{request.id}" if getattr(self.inner, "keyed_by_id", False) else base
+        return request.cache_key(self.backend, self.model_id)
 
     async def generate(
         self, requests: Sequence[ChatRequest], *, on_response: OnResponse | None = None

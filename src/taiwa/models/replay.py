@@ -1,7 +1,10 @@
-"""``replay:FILE``: precomputed replies keyed by sample id, so existing outputs can be scored."""
+"""Models that answer from data rather than by generating: ``replay:FILE`` (replies you already
+have, keyed by sample id) and :class:`ReferenceModel` (a dataset's own reference replies, the
+``human`` system). Neither is cached: the answers are read afresh on every run."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from taiwa.io import index_by_id, read_records
@@ -10,31 +13,40 @@ from taiwa.models.types import ChatRequest
 from taiwa.schema import TextRecord
 
 
-class MissingReplay(LookupError):
-    """The replay file has no reply for this sample id."""
+class MissingReply(LookupError):
+    """There is no answer for this sample id."""
 
 
-class ReplayModel(ConcurrentModel):
-    """Answers each request with the ``text`` of the line whose ``id`` is the sample id.
+class ReferenceModel(ConcurrentModel):
+    """Answers each request with the text stored for its (sample) id."""
 
-    Lines are ``{"id": ..., "text": ...}`` (JSONL, CSV or Parquet). A sample without a line
-    becomes an error response naming the file, so missing ids are reported, not skipped.
-    """
+    backend = "reference"
+    cacheable = False
 
-    backend = "replay"
-    keyed_by_id = True  # replies differ by sample id, not by message
-
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        self.replies = {
-            k: rec.text
-            for k, (_, rec) in index_by_id(self.path, read_records(self.path, TextRecord)).items()
-        }
-        self.model_id = str(self.path.resolve())
+    def __init__(self, replies: Mapping[str, str], model_id: str, source: str) -> None:
+        self.replies = dict(replies)
+        self.model_id = model_id
+        self.source = source
         self.concurrency = 64
 
     async def _complete(self, request: ChatRequest) -> str:
         try:
             return self.replies[request.id]
         except KeyError:
-            raise MissingReplay(f"no reply for id {request.id!r} in {self.path}") from None
+            raise MissingReply(f"no reply for id {request.id!r} in {self.source}") from None
+
+
+class ReplayModel(ReferenceModel):
+    """Lines ``{"id": ..., "text": ...}`` (JSONL, CSV or Parquet). A sample without a line
+    becomes an error response naming the file, so missing ids are reported, not skipped."""
+
+    backend = "replay"
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        records = index_by_id(self.path, read_records(self.path, TextRecord))
+        super().__init__(
+            {k: rec.text for k, (_, rec) in records.items()},
+            str(self.path.resolve()),
+            str(self.path),
+        )

@@ -5,14 +5,14 @@ with DuckDB or Spark; :class:`AssociationPairs` loads a mined table for lookups.
 (``duckdb``, ``pyspark``) are imported only when a miner runs.
 """
 
-from taiwa.resources.cooccurrence import AssociationPairs, meta_path, mine_cooccurrence
-from taiwa.resources.cooccurrence_config import (
+from taiwa.resources.cooccurrence.config import (
     DuckDBSettings,
     MinerConfig,
     MiningCounts,
     MiningReport,
     SparkSettings,
 )
+from taiwa.resources.cooccurrence.table import AssociationPairs, meta_path, mine_cooccurrence
 from taiwa.resources.llr import llr, llr_array
 
 __all__ = [

@@ -9,7 +9,7 @@ For words ``v`` and ``w`` with co-occurrence count ``g = g(v, w)``, occurrence c
 and ``λ = 2 Σ_ij f_ij {log(f_ij / F) - log(f_i. f_.j / F²)}`` with natural logarithms; a zero
 cell contributes 0 (the limit of ``x log x``). Each term is evaluated as
 ``f_ij · log(f_ij · F / (f_i. · f_.j))`` in float64, the same expression both mining engines
-use in SQL (:mod:`taiwa.resources.cooccurrence_sql`), so the three agree to a few ulps.
+use in SQL (:mod:`taiwa.resources.cooccurrence.sql`), so the three agree to a few ulps.
 """
 
 from __future__ import annotations

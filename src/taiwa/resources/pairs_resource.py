@@ -14,7 +14,7 @@ class PairTableResource:
     """Two content words are associated when their (unordered) lemma pair is in the table."""
 
     def __init__(self, path: str | Path) -> None:
-        from taiwa.resources.cooccurrence import AssociationPairs
+        from taiwa.resources.cooccurrence.table import AssociationPairs
 
         self.pairs = AssociationPairs(path)
         self.name = f"llr-pairs:{Path(path).name}"

@@ -1,9 +1,11 @@
 """Offline sentence-level DA tagger, for when no capable LLM is at hand (``--annotator offline``).
 
 1. The reply is split into functional sentences (after 。！？!?, not inside a closing quote).
-2. Each sentence gets an ``assistant7`` act from a multinomial naive Bayes classifier over
-   character 1–3-grams plus position and question-mark cues, trained on the bundled, team-written
-   da-response sample set (the items whose sentences align one-to-one with their steps).
+2. Each sentence gets an act from a multinomial naive Bayes classifier over character
+   1–3-grams plus position and question-mark cues, trained on examples the caller hands in
+   (texts with their gold DA sequences; only those whose sentences align one-to-one with their
+   steps teach acts; all of them teach importances). The da-response method trains it on its
+   bundled, team-written sample set.
 3. Importance rule: each sentence gets the mean importance its act has in the training steps;
    the importances are then renormalised to sum 1 (seed 000 eq. 3).
 
@@ -19,12 +21,12 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from taiwa.annotators.base import Annotation, ReplyToAnnotate
-from taiwa.datasets.da_response import DAResponseItem, load_da_response
 from taiwa.metrics.da_sequence import wed
-from taiwa.samples import sample_path
 from taiwa.schema import DASequence, DAStep
 from taiwa.text.normalize import nfkc
+
+Example = tuple[str, DASequence]
+"""A text and its gold DA sequence."""
 
 _SPLIT = re.compile(r"(?<=[。！？!?])(?![」』）)\"'!?！？])\s*|\n+")
 
@@ -57,17 +59,17 @@ class SentenceDATagger:
     name: str = "offline:sentence-nb"
 
     @classmethod
-    def train(cls, items: Sequence[DAResponseItem], alpha: float = 0.5) -> SentenceDATagger:
+    def train(cls, examples: Sequence[Example], alpha: float = 0.5) -> SentenceDATagger:
         counts: dict[str, Counter[str]] = defaultdict(Counter)
         n_act: Counter[str] = Counter()
         weights: dict[str, list[float]] = defaultdict(list)
-        for item in items:
-            for step in item.gold.steps:
+        for text, gold in examples:
+            for step in gold.steps:
                 weights[step.act].append(step.importance)
-            sentences = split_sentences(item.output.text)
-            if len(sentences) != len(item.gold.steps):
+            sentences = split_sentences(text)
+            if len(sentences) != len(gold.steps):
                 continue  # not aligned one-to-one: used for importances only
-            for i, (sent, step) in enumerate(zip(sentences, item.gold.steps, strict=True)):
+            for i, (sent, step) in enumerate(zip(sentences, gold.steps, strict=True)):
                 counts[step.act].update(_features(sent, i, len(sentences)))
                 n_act[step.act] += 1
         vocab = {f for c in counts.values() for f in c}
@@ -105,22 +107,6 @@ class SentenceDATagger:
             ]
         )
 
-    async def annotate(self, replies: Sequence[ReplyToAnnotate]) -> list[Annotation]:
-        out = []
-        for r in replies:
-            seq = self.tag(r.reply)
-            out.append(
-                Annotation(r.id, seq)
-                if seq.steps
-                else Annotation(r.id, None, "empty reply: no sentence to tag")
-            )
-        return out
-
-
-def default_sentence_tagger() -> SentenceDATagger:
-    """Trained on the whole bundled sample set (deterministic, well under a second)."""
-    return SentenceDATagger.train(load_da_response(sample_path("da_response/gold.jsonl")))
-
 
 @dataclass(frozen=True)
 class Agreement:
@@ -132,20 +118,20 @@ class Agreement:
     act_accuracy: float
 
 
-def held_out_agreement(items: Sequence[DAResponseItem], every: int = 4) -> Agreement:
-    """Train on all but every ``every``-th item (by id order) and score on those held out."""
-    ordered = sorted(items, key=lambda it: it.id)
-    held = [it for k, it in enumerate(ordered) if k % every == 0]
-    train = [it for k, it in enumerate(ordered) if k % every != 0]
+def held_out_agreement(examples: Sequence[Example], every: int = 4) -> Agreement:
+    """Train on all but every ``every``-th example (in the given order) and score on those
+    held out: mean WED against their gold sequences and sentence-level act accuracy."""
+    held = [ex for k, ex in enumerate(examples) if k % every == 0]
+    train = [ex for k, ex in enumerate(examples) if k % every != 0]
     tagger = SentenceDATagger.train(train)
     weds, hits, n_sent = [], 0, 0
-    for it in held:
-        seq = tagger.tag(it.output.text)
-        weds.append(wed(seq, it.gold).total)
-        sentences = split_sentences(it.output.text)
-        if len(sentences) == len(it.gold.steps):
+    for text, gold in held:
+        seq = tagger.tag(text)
+        weds.append(wed(seq, gold).total)
+        sentences = split_sentences(text)
+        if len(sentences) == len(gold.steps):
             n_sent += len(sentences)
-            hits += sum(p == g for p, g in zip(seq.acts, it.gold.acts, strict=True))
+            hits += sum(p == g for p, g in zip(seq.acts, gold.acts, strict=True))
     return Agreement(
         len(held), sum(weds) / len(weds), n_sent, hits / n_sent if n_sent else float("nan")
     )

@@ -1,12 +1,12 @@
 """Sentence and window counting inside DuckDB, for ``text`` and ``tokens`` input (seed 003 §2.2).
 
-The generic path (:mod:`taiwa.resources.cooccurrence_counts`) counts every line in Python,
+The generic path (:mod:`taiwa.resources.cooccurrence.counts`) counts every line in Python,
 which for ``tokens`` input is the whole cost. Here Python only moves bytes: it reads a file in
 blocks of whole lines, checks UTF-8 (naming file and line on failure), and hands each block to
 Arrow, which maps every whitespace character ``str.split()`` knows to a space and splits the
 block into lines. (``text`` input is tokenised first, in ``workers`` processes, into one line of
 tab-separated content words per non-blank line.) DuckDB then does the counting with the same
-semantics as :class:`~taiwa.resources.cooccurrence_counts.LineCounter`:
+semantics as :class:`~taiwa.resources.cooccurrence.counts.LineCounter`:
 
 1. per line, the list of content words (stop words removed) and, with ``window = k``, every
    run of ``k`` consecutive content words (a line with at most ``k`` is one unit); ``F`` is
@@ -32,8 +32,8 @@ from multiprocessing import get_context
 from typing import Any
 
 from taiwa.errors import InputError
-from taiwa.resources.cooccurrence_config import MinerConfig
-from taiwa.resources.cooccurrence_counts import line_chunks, open_input
+from taiwa.resources.cooccurrence.config import MinerConfig
+from taiwa.resources.cooccurrence.counts import line_chunks, open_input
 from taiwa.text.content_words import content_words
 
 log = logging.getLogger(__name__)

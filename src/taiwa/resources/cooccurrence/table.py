@@ -20,8 +20,8 @@ from typing import Any
 
 from taiwa.errors import InputError
 from taiwa.io import write_json
-from taiwa.resources.cooccurrence_config import Engine, MinerConfig, MiningReport
-from taiwa.resources.cooccurrence_counts import resolve_inputs
+from taiwa.resources.cooccurrence.config import Engine, MinerConfig, MiningReport
+from taiwa.resources.cooccurrence.counts import resolve_inputs
 
 COLUMNS = ("w1", "w2", "g", "llr")
 FORMAT = "taiwa.association-pairs/1"
@@ -53,12 +53,12 @@ def mine_cooccurrence(
     target.parent.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     if engine == "duckdb":
-        from taiwa.resources import cooccurrence_duckdb as duck
+        from taiwa.resources.cooccurrence import duckdb_engine as duck
 
         version = duck.engine_version()
         F, counts = duck.run_duckdb(paths, target, config)
     elif engine == "spark":
-        from taiwa.resources import cooccurrence_spark as spark
+        from taiwa.resources.cooccurrence import spark_engine as spark
 
         version = spark.engine_version()
         F, counts = spark.run_spark(paths, target, config)

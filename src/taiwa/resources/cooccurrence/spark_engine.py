@@ -2,15 +2,15 @@
 
 Spark reads the input itself (``spark.read.text``: plain or ``.gz``, local, HDFS, S3 ...);
 each partition runs the same line counter as the DuckDB engine
-(:mod:`taiwa.resources.cooccurrence_counts`, via ``mapPartitions``, so fugashi tokenises on
+(:mod:`taiwa.resources.cooccurrence.counts`, via ``mapPartitions``, so fugashi tokenises on
 the executors) and emits partially summed ``(kind, w1, w2, count)`` rows; a ``groupBy`` sums
-them, and the scoring queries shared with DuckDB (:mod:`taiwa.resources.cooccurrence_sql`)
+them, and the scoring queries shared with DuckDB (:mod:`taiwa.resources.cooccurrence.sql`)
 run on Spark SQL. The sorted result streams to the driver (``toLocalIterator``) into one
 Parquet file written atomically, so both engines produce the same file layout.
 
 Local (``local[*]``)::
 
-    python -m taiwa.resources.cooccurrence_spark --kind text --out pairs.parquet corpus.txt.gz
+    python -m taiwa.resources.cooccurrence.spark_submit --kind text --out pairs.parquet c.txt.gz
 
 On a cluster, in client mode (the output file is written by the driver), with taiwa, fugashi
 and unidic-lite installed on every node (or shipped with ``--py-files`` / an archived venv)
@@ -18,7 +18,7 @@ and ``PYSPARK_PYTHON`` naming that Python::
 
     PYSPARK_PYTHON=/opt/taiwa-venv/bin/python \\
     spark-submit --master yarn --deploy-mode client --driver-memory 8g \\
-      "$(python -c 'import taiwa.resources.cooccurrence_spark as m; print(m.__file__)')" \\
+      "$(python -c 'import taiwa.resources.cooccurrence.spark_submit as m; print(m.__file__)')" \\
       --kind ngrams --sentences 20000000000 --llr-threshold 10000 --exclude-top-k 100 \\
       --out web1t-pairs.parquet hdfs:///web1t/1gms/vocab.gz hdfs:///web1t/7gms/
 
@@ -28,7 +28,6 @@ miner creates itself is stopped at the end.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from collections import Counter
@@ -38,17 +37,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse
 
-from taiwa.errors import InputError, TaiwaError
+from taiwa.errors import InputError
 from taiwa.io import atomic_open
-from taiwa.resources.cooccurrence_config import MinerConfig, MiningCounts, SparkSettings
-from taiwa.resources.cooccurrence_counts import (
+from taiwa.resources.cooccurrence.config import MinerConfig, MiningCounts, SparkSettings
+from taiwa.resources.cooccurrence.counts import (
     CountingOptions,
     LineCounter,
     LineError,
     check_totals,
     parse_ngram,
 )
-from taiwa.resources.cooccurrence_sql import (
+from taiwa.resources.cooccurrence.sql import (
     excluded_words_sql,
     kept_words_sql,
     output_sql,
@@ -285,71 +284,3 @@ def _batch(rows: list[Any], schema: Any) -> Any:
 
     cols: list[Sequence[Any]] = list(zip(*rows, strict=True)) if rows else [[], [], [], []]
     return pa.record_batch([pa.array(c, f.type) for c, f in zip(cols, schema, strict=True)], schema)
-
-
-# ---------------------------------------------------------------------------- entry point
-
-
-def _parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(
-        prog="python -m taiwa.resources.cooccurrence_spark",
-        description="Mine LLR word association pairs (seed 003 §2.2) with Spark.",
-        epilog="Under spark-submit pass this module's file instead; see the module docstring.",
-    )
-    ap.add_argument("inputs", nargs="+", help="input files or directories (local, hdfs://, ...)")
-    ap.add_argument("--out", required=True, type=Path, help="output Parquet file (driver side)")
-    ap.add_argument("--kind", choices=["text", "tokens", "ngrams"], default="text")
-    ap.add_argument("--window", type=int, help="text/tokens: window of content words")
-    ap.add_argument("--sentences", type=int, help="ngrams: F, the corpus' sentence count")
-    ap.add_argument("--llr-threshold", type=float, default=10.0)
-    ap.add_argument("--min-pair-count", type=int, default=2)
-    ap.add_argument("--min-word-count", type=int, default=1)
-    ap.add_argument("--exclude-top-k", type=int)
-    ap.add_argument("--max-word-ratio", type=float)
-    ap.add_argument("--keep-negative", action="store_true", help="also keep g F <= h_v h_w")
-    ap.add_argument("--infeasible", choices=["clip", "drop"], default="clip")
-    ap.add_argument("--no-content-check", action="store_true", help="ngrams: no analyzer check")
-    ap.add_argument("--master", help="Spark master (default: spark-submit's, else local[*])")
-    ap.add_argument("--shuffle-partitions", type=int)
-    ap.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE")
-    return ap
-
-
-def main(argv: Sequence[str] | None = None) -> None:
-    """Parse arguments, mine, print the report as JSON."""
-    from pydantic import ValidationError
-
-    from taiwa.io import dumps
-    from taiwa.resources.cooccurrence import mine_cooccurrence
-
-    ap = _parser()
-    args = ap.parse_args(argv)
-    bad = [item for item in args.conf if "=" not in item]
-    if bad:
-        ap.error(f"--conf expects KEY=VALUE, got {bad[0]!r}")
-    try:
-        conf = dict(item.split("=", 1) for item in args.conf)
-        config = MinerConfig(
-            input_kind=args.kind,
-            window=args.window,
-            sentences=args.sentences,
-            llr_threshold=args.llr_threshold,
-            min_pair_count=args.min_pair_count,
-            min_word_count=args.min_word_count,
-            exclude_top_k=args.exclude_top_k,
-            max_word_ratio=args.max_word_ratio,
-            positive_only=not args.keep_negative,
-            infeasible=args.infeasible,
-            check_content=not args.no_content_check,
-            spark=SparkSettings(
-                master=args.master, shuffle_partitions=args.shuffle_partitions, conf=conf
-            ),
-        )
-        report = mine_cooccurrence(args.inputs, args.out, config, engine="spark")
-    except (TaiwaError, ValidationError) as exc:
-        ap.exit(2, f"error: {exc}\n")
-    sys.stdout.write(dumps(report.model_dump(mode="json"), indent=2) + "\n")
-
-
-if __name__ == "__main__":
-    main()

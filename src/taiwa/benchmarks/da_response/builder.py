@@ -1,7 +1,7 @@
 """``taiwa build da-response``: generate a seed 000 dataset with any chat model (App. A prompt).
 
 One call per scenario instruction, JSON-schema constrained where the backend allows, validated
-as a :class:`~taiwa.datasets.da_response.DAResponseItem`, repaired by re-asking with the
+as a :class:`~taiwa.benchmarks.da_response.dataset.DAResponseItem`, repaired by re-asking with the
 validation error (bounded attempts), deduplicated on the normalised user utterance, and written
 atomically. Instructions that never yield a valid item are reported with the last error.
 """
@@ -14,15 +14,15 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from taiwa.annotators.llm_da import validation_reason
-from taiwa.datasets.da_response import DAResponseItem, item_json_schema
+from taiwa.annotators.steps_json import validation_reason
+from taiwa.benchmarks.da_response.dataset import DAResponseItem, item_json_schema
+from taiwa.benchmarks.da_response.prompts import generation_prompt
 from taiwa.errors import InputError
 from taiwa.io import iter_rows, write_jsonl
 from taiwa.llm_json import extract_json, generate_json
 from taiwa.metrics.da_steps import ImportanceWarning
 from taiwa.models.base import ChatModel
 from taiwa.models.types import ChatMessage, ChatRequest, GenerationParams
-from taiwa.prompts.seed000 import generation_prompt
 from taiwa.taxonomies import load_taxonomy
 from taiwa.text.normalize import nfkc
 

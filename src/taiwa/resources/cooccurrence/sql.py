@@ -10,7 +10,7 @@ floats as ``CAST('<repr>' AS DOUBLE)``, which both parse to the same float64).
 
 from __future__ import annotations
 
-from taiwa.resources.cooccurrence_config import MinerConfig
+from taiwa.resources.cooccurrence.config import MinerConfig
 
 
 def _double(value: float) -> str:

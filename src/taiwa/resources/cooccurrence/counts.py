@@ -4,8 +4,8 @@
 splits (``tokens``) or parses (``ngrams``) the line and adds to three counters, ``words``
 (contributions to ``h(v)``), ``pairs`` (to ``g(v, w)``, keyed ``(w1, w2)`` with ``w1 < w2`` by
 code point) and ``stats``. The Spark engine runs it on every partition; the DuckDB engine runs
-the same rules as SQL (:mod:`taiwa.resources.cooccurrence_duckdb_text`,
-:mod:`taiwa.resources.cooccurrence_duckdb_ngrams`), and the tests hold both to the same tables.
+the same rules as SQL (:mod:`taiwa.resources.cooccurrence.duckdb_text`,
+:mod:`taiwa.resources.cooccurrence.duckdb_ngrams`), and the tests hold both to the same tables.
 Also here: resolving and opening input files, and the checks every engine makes.
 """
 
@@ -22,7 +22,7 @@ from itertools import combinations
 from pathlib import Path
 
 from taiwa.errors import InputError
-from taiwa.resources.cooccurrence_config import InputKind, MinerConfig
+from taiwa.resources.cooccurrence.config import InputKind, MinerConfig
 from taiwa.text.content_words import content_words
 
 WEB1T_MARKERS = frozenset({"<S>", "</S>", "<UNK>"})

@@ -1,14 +1,14 @@
 """Web 1T n-gram counting inside DuckDB (seed 003 §2.2: ``h`` from 1-grams, ``g`` from 7-grams).
 
-Same semantics as :class:`~taiwa.resources.cooccurrence_counts.LineCounter` on ``ngrams``
+Same semantics as :class:`~taiwa.resources.cooccurrence.counts.LineCounter` on ``ngrams``
 input, so both engines give the same table: Python reads the files in blocks of lines
-(:func:`~taiwa.resources.cooccurrence_duckdb_text.line_blocks`); DuckDB splits each
+(:func:`~taiwa.resources.cooccurrence.duckdb_text.line_blocks`); DuckDB splits each
 ``w1 w2 ... wn<TAB>count`` line, finds the first malformed line or n-gram of another order (which
 becomes the same :class:`~taiwa.errors.InputError`, with file and line, as on the Python path),
 lists the distinct tokens, and Python decides once per distinct token whether it is a content
-word (:func:`~taiwa.resources.cooccurrence_counts.content_filter`). Then ``h(v)`` sums the counts
+word (:func:`~taiwa.resources.cooccurrence.counts.content_filter`). Then ``h(v)`` sums the counts
 of ``v``'s 1-gram lines and ``g(v, w)`` the counts of the n-grams holding both, by the same
-integer-id self-join as sentences (:func:`~taiwa.resources.cooccurrence_duckdb_text.count_pairs`).
+integer-id self-join as sentences (:func:`~taiwa.resources.cooccurrence.duckdb_text.count_pairs`).
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from taiwa.errors import InputError
-from taiwa.resources.cooccurrence_config import MinerConfig
-from taiwa.resources.cooccurrence_counts import NGRAM_FORMAT, LineError, content_filter, parse_ngram
-from taiwa.resources.cooccurrence_duckdb_text import (
+from taiwa.resources.cooccurrence.config import MinerConfig
+from taiwa.resources.cooccurrence.counts import NGRAM_FORMAT, LineError, content_filter, parse_ngram
+from taiwa.resources.cooccurrence.duckdb_text import (
     VOCAB_SQL,
     count_pairs,
     ingest_lines,

@@ -1,9 +1,9 @@
 """The DuckDB engine of the co-occurrence miner (seed 003 §2.2), the default.
 
-DuckDB does the counting (:mod:`taiwa.resources.cooccurrence_duckdb_text` for sentences and
-windows, :mod:`taiwa.resources.cooccurrence_duckdb_ngrams` for Web 1T files): Python only reads
+DuckDB does the counting (:mod:`taiwa.resources.cooccurrence.duckdb_text` for sentences and
+windows, :mod:`taiwa.resources.cooccurrence.duckdb_ngrams` for Web 1T files): Python only reads
 blocks of lines, tokenises ``text`` input and checks each distinct n-gram token once. The
-scoring is shared with Spark (:mod:`taiwa.resources.cooccurrence_sql`): dropping frequent
+scoring is shared with Spark (:mod:`taiwa.resources.cooccurrence.sql`): dropping frequent
 words, joining ``h`` to ``g``, λ and the filters; the sorted table is written with ``COPY ...
 TO`` Parquet into a temporary file that is then renamed into place. The database lives in
 memory but under ``memory_limit`` with a ``temp_directory``: tables, aggregations, joins and
@@ -22,11 +22,11 @@ from pathlib import Path
 from typing import Any
 
 from taiwa.errors import TaiwaError
-from taiwa.resources.cooccurrence_config import MinerConfig, MiningCounts
-from taiwa.resources.cooccurrence_counts import check_totals
-from taiwa.resources.cooccurrence_duckdb_ngrams import count_ngrams_in_duckdb
-from taiwa.resources.cooccurrence_duckdb_text import count_in_duckdb
-from taiwa.resources.cooccurrence_sql import (
+from taiwa.resources.cooccurrence.config import MinerConfig, MiningCounts
+from taiwa.resources.cooccurrence.counts import check_totals
+from taiwa.resources.cooccurrence.duckdb_ngrams import count_ngrams_in_duckdb
+from taiwa.resources.cooccurrence.duckdb_text import count_in_duckdb
+from taiwa.resources.cooccurrence.sql import (
     excluded_words_sql,
     kept_words_sql,
     output_sql,

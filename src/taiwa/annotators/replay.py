@@ -1,0 +1,14 @@
+"""DA sequences you already have (``{"id", "steps"}`` lines, or seed 000 items), keyed by id."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from taiwa.io import index_by_id, read_records
+from taiwa.schema import DASequence, DASequenceRecord, Taxonomy
+
+
+def load_sequences(path: str | Path, taxonomy: Taxonomy) -> dict[str, DASequence]:
+    """Every sequence of ``path`` by id; acts are checked against ``taxonomy``."""
+    records = read_records(path, DASequenceRecord, context={"taxonomy": taxonomy})
+    return {k: DASequence(steps=r.steps) for k, (_, r) in index_by_id(path, records).items()}

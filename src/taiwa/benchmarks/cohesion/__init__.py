@@ -1,0 +1,189 @@
+"""``cohesion`` (seed 003): how many of an agent's utterances are lexically cohesive with their
+context. Score only: the dialogues (and so the systems) come from the data.
+
+Each utterance's content words are linked through an association resource (§2.2: LLR pairs
+mined from a corpus, or the embedded word-vector default) and the same word (reiteration); an
+agent utterance is cohesive when condition (a) prior, (b) posterior or (c) prior × posterior
+holds within distance d (§2.3), never between two agent utterances. The summary gives per
+system the share of cohesive agent utterances (Table 3's 評価値, pooled and per dialogue),
+each condition's share and, with human labels, precision, recall and the per-dialogue
+correlation with the human rate (§3.3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from taiwa.harness.method import Results, Setup, Summary
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from taiwa.harness.method import Stage
+    from taiwa.schema import Dialogue
+
+
+def _comma_list(value: Any) -> Any:
+    return [v.strip() for v in value.split(",") if v.strip()] if isinstance(value, str) else value
+
+
+class CohesionOptions(BaseModel):
+    """Options of cohesion (``-o key=value``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    resource: str = Field(
+        "default",
+        description="default (ja-ginza vectors, cosine >= 0.7), vectors:THRESHOLD, "
+        "or an LLR pair table (.parquet from `taiwa build cooccurrence`)",
+    )
+    distance: int = Field(3, ge=1, le=100, description="max utterance distance d (§2.3)")
+    strict: bool = Field(False, description="associated pairs only, no reiteration")
+    conditions: list[Literal["a", "b", "c"]] = Field(
+        ["a", "b", "c"],
+        min_length=1,
+        description="conditions that make an utterance cohesive: a prior, b posterior, "
+        "c prior x posterior (seed: a,b,c)",
+    )
+    human_systems: list[str] = Field(
+        ["human"],
+        description="systems whose agent side is a person, left out of the agents-only "
+        "correlation (§3.3)",
+    )
+
+    _split = field_validator("conditions", "human_systems", mode="before")(_comma_list)
+
+
+class CohesionMethod:
+    name = "cohesion"
+    seed = "003"
+    title = "lexical cohesion of agent utterances with their context (scores dialogue files)"
+    takes_systems = False
+    roles = ()
+    options = CohesionOptions
+    prompts: Mapping[str, str] = {}
+
+    def default_data(self) -> Path:
+        from taiwa.samples import sample_path
+
+        return sample_path("cohesion/dialogues.jsonl")
+
+    def load(self, path: Path, options: CohesionOptions) -> list[Dialogue]:
+        from taiwa.benchmarks.cohesion.dataset import load_dialogues, without_agent
+
+        dialogues = load_dialogues(path)
+        without_agent(path, dialogues)
+        return dialogues
+
+    def reference(self, sample: Dialogue) -> str | None:
+        return None
+
+    def stages(self, setup: Setup) -> list[Stage[Any]]:
+        from taiwa.benchmarks.cohesion.scoring import score_dialogue
+        from taiwa.harness.stages import LocalStage
+        from taiwa.text.tokenizer import default_tokenizer
+
+        o: CohesionOptions = setup.options
+        resource = _resource(o.resource)
+        analyzer = default_tokenizer()
+
+        def score(dialogue: Dialogue, upstream: Any) -> dict[str, Any]:
+            return score_dialogue(
+                dialogue,
+                resource,
+                d=o.distance,
+                strict=o.strict,
+                conditions=o.conditions,
+                analyzer=analyzer,
+            )
+
+        return [LocalStage("score", score, output="scores.jsonl")]
+
+    def aggregate(self, samples: Sequence[Any], results: Results, setup: Setup) -> Summary:
+        from taiwa.benchmarks.cohesion.dataset import AGENT_ROLES
+        from taiwa.benchmarks.cohesion.scoring import summarize
+
+        o: CohesionOptions = setup.options
+        rows = results.ok("score")
+        s = summarize(rows, seed=setup.seed, human_systems=o.human_systems)
+        systems = s.pop("systems")
+        notes = []
+        empty = [
+            r["id"] for r in rows if not any(u["role"] in AGENT_ROLES for u in r["utterances"])
+        ]
+        if empty:
+            shown = ", ".join(empty[:5]) + (" …" if len(empty) > 5 else "")
+            notes.append(
+                f"{len(empty)} dialogue(s) have no agent utterance and add nothing: {shown} "
+                "(check the role mapping)"
+            )
+        across = {
+            "resource": _resource(o.resource).name,
+            "distance": o.distance,
+            "strict": o.strict,
+            "conditions": o.conditions,
+            **s,
+            "examples": _examples(rows),
+        }
+        return Summary(systems, across, notes)
+
+    def tables(self, summary: Mapping[str, Any]) -> list[Any]:
+        from taiwa.benchmarks.cohesion.tables import (
+            agreement_table,
+            correlation_lines,
+            examples_table,
+            shares_table,
+        )
+
+        a = summary["across"]
+        title = (
+            f"cohesion ({a['resource']}, d={a['distance']}, conditions {','.join(a['conditions'])})"
+        )
+        out: list[Any] = [shares_table(summary, title)]
+        if any("precision" in b for b in summary["systems"].values()):
+            out.append(agreement_table(summary))
+        out += correlation_lines(a)
+        if a.get("examples"):
+            out.append(examples_table(a["examples"]))
+        return out
+
+    def demo(self, console: Console, out: Path) -> None:
+        from taiwa.harness.config import RunConfig
+        from taiwa.harness.runner import run
+
+        res = run(
+            RunConfig(method=self.name, out=out / "cohesion"), method=self, show_progress=False
+        )
+        for t in self.tables(res.summary):
+            console.print(t)
+
+
+@cache
+def _resource(spec: str) -> Any:
+    """The association resource named by the ``resource`` option, loaded once per process."""
+    from taiwa.resources.loading import load_resource
+
+    return load_resource(spec)
+
+
+def _examples(rows: Sequence[Mapping[str, Any]], k: int = 4) -> list[dict[str, Any]]:
+    """A few agent utterances with their verdicts (half cohesive, half not), for the table."""
+    from taiwa.benchmarks.cohesion.dataset import AGENT_ROLES
+
+    agent = [
+        {"dialogue_id": r["id"], "system": r["system"], **u}
+        for r in rows
+        for u in r["utterances"]
+        if u["role"] in AGENT_ROLES
+    ]
+    yes = [u for u in agent if u["cohesive"]][: k - k // 2]
+    no = [u for u in agent if not u["cohesive"]][: k // 2]
+    return yes + no
+
+
+METHOD = CohesionMethod()

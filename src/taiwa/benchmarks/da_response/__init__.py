@@ -1,0 +1,131 @@
+"""``da-response`` (seed 000): does the system answer with the right dialogue acts, in order?
+
+generate → annotate → score. The system gets the App. B prompts (text mode: the user's
+utterance stands in for the audio, followed by the App. B user prompt verbatim); the
+``annotator`` role turns each reply into a DA sequence with importances (seed 000 §4.1,
+:mod:`.annotate`); the reply is scored against the gold sequence by Weighted LCS and WED with
+its breakdown (:mod:`.scoring`); the summary follows Table 1 with Table 2's examples.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from taiwa.benchmarks.da_response import prompts as seed000
+from taiwa.harness.method import Role, Setup, Summary
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from taiwa.benchmarks.da_response.dataset import DAResponseItem
+    from taiwa.harness.method import Results, Stage
+    from taiwa.models.types import ChatMessage
+
+
+class DAResponseOptions(BaseModel):
+    """Options of da-response (``-o key=value``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    input: Literal["text"] = Field(
+        "text", description="what the system receives: text (the utterance, App. B text mode)"
+    )
+    annotator_attempts: int = Field(
+        3, ge=1, le=10, description="LLM annotator: rounds per reply, repairs included"
+    )
+    annotator_max_tokens: int = Field(
+        512, ge=16, le=8192, description="LLM annotator: length limit of one annotation"
+    )
+
+
+def messages(item: DAResponseItem) -> list[ChatMessage]:
+    """App. B: the system prompt, then the utterance followed by the App. B user prompt."""
+    from taiwa.models.types import ChatMessage, ContentPart
+
+    return [
+        ChatMessage(role="system", content=seed000.RESPONSE_SYSTEM),
+        ChatMessage(
+            role="user",
+            content=[
+                ContentPart(type="text", text=item.input.text),
+                ContentPart(type="text", text=seed000.RESPONSE_USER),
+            ],
+        ),
+    ]
+
+
+class DAResponseMethod:
+    name = "da-response"
+    seed = "000"
+    title = "dialogue acts of a reply vs the optimal reply: Weighted LCS, WED and its breakdown"
+    takes_systems = True
+    roles = (
+        Role(
+            "annotator",
+            "DA sequence of each reply: offline (bundled tagger), replay:FILE or a model SPEC "
+            "(LLM tagger, seed 000 §4.1)",
+            default="offline",
+            local=("offline", "replay:"),
+        ),
+    )
+    options = DAResponseOptions
+    prompts: Mapping[str, str] = {
+        "response_system": seed000.RESPONSE_SYSTEM,
+        "response_user": seed000.RESPONSE_USER,
+        "annotation": seed000.TAXONOMY + seed000.FEW_SHOT + seed000.ANNOTATION_TASK,
+    }
+
+    def default_data(self) -> Path:
+        from taiwa.samples import sample_path
+
+        return sample_path("da_response/gold.jsonl")
+
+    def load(self, path: Path, options: DAResponseOptions) -> list[DAResponseItem]:
+        from taiwa.benchmarks.da_response.dataset import load_da_response
+
+        return load_da_response(path)
+
+    def reference(self, sample: DAResponseItem) -> str | None:
+        return sample.output.text
+
+    def stages(self, setup: Setup) -> list[Stage[Any]]:
+        from taiwa.benchmarks.da_response.annotate import annotate_stage
+        from taiwa.benchmarks.da_response.scoring import score_reply
+        from taiwa.harness.stages import GenerateStage, LocalStage
+
+        o: DAResponseOptions = setup.options
+        return [
+            GenerateStage(messages, setup.params),
+            annotate_stage(
+                setup.roles["annotator"], o.annotator_attempts, o.annotator_max_tokens, setup.seed
+            ),
+            LocalStage("score", score_reply, output="scores.jsonl"),
+        ]
+
+    def aggregate(self, samples: Sequence[Any], results: Results, setup: Setup) -> Summary:
+        from taiwa.benchmarks.da_response.scoring import system_block
+
+        return Summary(
+            {s: system_block(results.ok("score", s), setup.seed) for s in results.systems}
+        )
+
+    def tables(self, summary: Mapping[str, Any]) -> list[Any]:
+        from taiwa.benchmarks.da_response.tables import examples_table, table1
+
+        out: list[Any] = table1(summary, "da-response (seed 000 Table 1)")
+        for system, block in summary["systems"].items():
+            if "examples" in block:
+                out.append(examples_table(block["examples"], system))
+        return out
+
+    def demo(self, console: Console, out: Path) -> None:
+        from taiwa.benchmarks.da_response.demo import run_demo
+
+        run_demo(self, console, out)
+
+
+METHOD = DAResponseMethod()

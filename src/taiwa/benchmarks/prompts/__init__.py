@@ -1,0 +1,102 @@
+"""``prompts``: the smallest method, a list of chat prompts with optional reference replies.
+
+generate → score. Each reply is scored by its length, its share of Japanese characters and,
+when a reference is given, Japanese ROUGE-1/2/L against it (seed 001, 簡易評価). It is the
+worked example of ``docs/architecture.md``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from taiwa.harness.method import NoOptions, Results, Setup, Summary, Upstream
+
+if TYPE_CHECKING:
+    from taiwa.benchmarks.prompts.dataset import PromptSample
+    from taiwa.harness.method import Stage
+
+_JA = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uff66-\uff9f]")
+_VISIBLE = re.compile(r"\S")
+METRICS = {
+    "chars": "chars",
+    "japanese_share": "Japanese",
+    "rouge1": "ROUGE-1",
+    "rouge2": "ROUGE-2",
+    "rougeL": "ROUGE-L",
+}
+
+
+def japanese_share(text: str) -> float:
+    """Share of visible characters that are kana or kanji."""
+    visible = len(_VISIBLE.findall(text))
+    return len(_JA.findall(text)) / visible if visible else 0.0
+
+
+def score_reply(sample: PromptSample, upstream: Upstream) -> dict[str, Any]:
+    from taiwa.metrics import rouge_ja
+
+    text = upstream["generate"]["text"] or ""
+    row: dict[str, Any] = {"chars": len(text), "japanese_share": japanese_share(text)}
+    if sample.reference is not None:
+        row.update(rouge_ja(text, sample.reference).as_dict())
+    return row
+
+
+class PromptsMethod:
+    name = "prompts"
+    seed = "-"
+    title = "chat prompts (+ references): reply length, Japanese share, Japanese ROUGE"
+    takes_systems = True
+    roles = ()
+    options = NoOptions
+    prompts: Mapping[str, str] = {}
+
+    def default_data(self) -> Path:
+        from taiwa.samples import sample_path
+
+        return sample_path("prompts/tiny.jsonl")
+
+    def load(self, path: Path, options: NoOptions) -> list[PromptSample]:
+        from taiwa.benchmarks.prompts.dataset import load_prompts
+
+        return load_prompts(path)
+
+    def reference(self, sample: PromptSample) -> str | None:
+        return sample.reference
+
+    def stages(self, setup: Setup) -> list[Stage[Any]]:
+        from taiwa.harness.stages import GenerateStage, LocalStage
+
+        return [
+            GenerateStage(lambda s: s.chat(), setup.params),
+            LocalStage("score", score_reply, output="scores.jsonl"),
+        ]
+
+    def aggregate(self, samples: Sequence[Any], results: Results, setup: Setup) -> Summary:
+        from taiwa.metrics.stats import bootstrap_ci
+
+        systems = {}
+        for system in results.systems:
+            rows = results.ok("score", system)
+            systems[system] = {
+                key: bootstrap_ci(
+                    [float(r[key]) for r in rows if key in r], seed=setup.seed
+                ).as_dict()
+                for key in METRICS
+                if any(key in r for r in rows)
+            }
+        return Summary(systems)
+
+    def tables(self, summary: Mapping[str, Any]) -> list[Any]:
+        from taiwa.tables import systems_table
+
+        return [systems_table(summary, "prompts", METRICS, "mean [95 % bootstrap CI]")]
+
+    def demo(self, console: Any, out: Path) -> None:
+        """Nothing: the other methods' demos exercise the same harness."""
+
+
+METHOD = PromptsMethod()

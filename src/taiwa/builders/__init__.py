@@ -1,1 +1,0 @@
-"""Dataset builders (``taiwa build ...``)."""

@@ -1,0 +1,253 @@
+"""``taiwa run`` and ``taiwa list``: generic over every registered method (no method by name).
+
+A method's roles and options are shown by ``taiwa list`` and ``taiwa run METHOD --help``; they
+are set with ``--role NAME=SPEC`` (or the shorthands ``--annotator``, ``--judge``, ``--tagger``,
+``--asr``) and ``-o key=value``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from taiwa.models.spec import HELP as MODEL_HELP
+
+if TYPE_CHECKING:
+    from taiwa.harness.runner import RunResult
+
+ROLE_SHORTHANDS = ("annotator", "judge", "tagger", "asr")
+"""Role names with their own flag (any other role: ``--role NAME=SPEC``)."""
+
+
+def _method_help(name: str) -> list[Any]:
+    """Roles and options of one method, as tables."""
+    from taiwa.benchmarks import get_method
+    from taiwa.harness.options import describe_options
+
+    m = get_method(name)
+    out: list[Any] = [f"[bold]{m.name}[/bold] (seed {m.seed}): {m.title}"]
+    roles = Table(title="roles (--role NAME=SPEC)", title_justify="left")
+    for col in ("role", "default", "help"):
+        roles.add_column(col, overflow="fold")
+    if m.takes_systems:
+        roles.add_row(
+            "system",
+            "(required)",
+            f"the systems under test: --model SPEC, repeatable; {MODEL_HELP}",
+        )
+    for r in m.roles:
+        roles.add_row(r.name, r.default or ("(required)" if r.required else "–"), r.help)
+    out.append(roles)
+    opts = Table(title="options (-o key=value)", title_justify="left")
+    for col in ("option", "default", "help"):
+        opts.add_column(col, overflow="fold")
+    for name, default, text in describe_options(m.options):
+        opts.add_row(name, default, text)
+    out.append(opts if opts.row_count else "options: none")
+    return out
+
+
+def _calls_table(calls: list[dict[str, Any]]) -> Table:
+    t = Table(
+        title="model calls per role",
+        title_justify="left",
+        caption="sent: requests not answered by the cache; fixed: outputs repaired by re-asking; "
+        "bad: still invalid after the last attempt",
+    )
+    t.add_column("role", no_wrap=True)
+    t.add_column("model", no_wrap=True, max_width=28, overflow="ellipsis")
+    for name in ("req", "sent", "cache", "fail", "fixed", "bad", "s"):
+        t.add_column(name, justify="right", no_wrap=True)
+    for c in calls:
+        t.add_row(
+            c["role"],
+            c["spec"],
+            *(
+                str(c[k])
+                for k in ("requests", "calls", "cache_hits", "failures", "repaired", "invalid")
+            ),
+            f"{c['seconds']:.1f}",
+        )
+    return t
+
+
+def _allowed(spec: str | None, total: int) -> float:
+    """``--max-failures``: a count (``3``) or a share of the samples (``5%``)."""
+    from taiwa.errors import TaiwaError
+
+    if spec is None:
+        return 0
+    text = spec.strip()
+    try:
+        value = float(text[:-1]) / 100 * total if text.endswith("%") else float(text)
+    except ValueError:
+        raise TaiwaError(f"--max-failures expects N or P%, got {spec!r}") from None
+    if value < 0:
+        raise TaiwaError(f"--max-failures must be >= 0, got {spec!r}")
+    return value
+
+
+def print_result(console: Console, res: RunResult) -> None:
+    """The method's tables, the calls per role, notes, failures and where it all went."""
+    s = res.summary
+    for t in res.method.tables(s):
+        console.print(t)
+    if s["calls"]:
+        console.print(_calls_table(s["calls"]))
+    for note in s["notes"]:
+        console.print(f"[yellow]note:[/yellow] {note}")
+    failed = {k: v for k, v in s["failures"].items() if v}
+    if failed:
+        parts = ", ".join(f"{k} {v}" for k, v in failed.items())
+        console.print(f"[red]failed samples:[/red] {parts} (reasons in the stage files)")
+    console.print(f"{s['status']} in {s['seconds']['total']:.1f} s → {res.run_dir}/")
+
+
+def register(app: typer.Typer, console: Console) -> None:
+    """Add ``run`` and ``list`` to the root command."""
+
+    @app.command("list")
+    def list_cmd() -> None:
+        """List the methods with their seed, roles and options."""
+        from taiwa.benchmarks import get_method, method_names
+        from taiwa.harness.options import describe_options
+
+        t = Table(
+            title="taiwa methods (taiwa run METHOD --help for details)",
+            title_justify="left",
+            show_lines=True,
+        )
+        t.add_column("method (seed): what it measures", overflow="fold", ratio=1)
+        t.add_column("roles (default)", no_wrap=True)
+        t.add_column("options (default)", no_wrap=True)
+        for name in method_names():
+            m = get_method(name)
+            roles = (["system: --model"] if m.takes_systems else []) + [
+                f"{r.name}={r.default or '(required)'}" for r in m.roles
+            ]
+            opts = [f"{n}={d}" for n, d, _ in describe_options(m.options)]
+            t.add_row(
+                f"[bold]{m.name}[/bold] ({m.seed})\n{m.title}",
+                "\n".join(roles) or "–",
+                "\n".join(opts) or "–",
+            )
+        console.print(t)
+
+    @app.command("run", no_args_is_help=True, context_settings={"help_option_names": []})
+    def run_cmd(
+        ctx: typer.Context,
+        method: Annotated[
+            str | None, typer.Argument(help="Method (taiwa list), e.g. da-response.")
+        ] = None,
+        model: Annotated[
+            list[str] | None,
+            typer.Option(
+                "--model", "-m", help=f"A system under test (repeatable): {MODEL_HELP}, or human."
+            ),
+        ] = None,
+        role: Annotated[
+            list[str] | None, typer.Option("--role", help="A helper role: NAME=SPEC (repeatable).")
+        ] = None,
+        annotator: Annotated[
+            str | None, typer.Option(help="Shorthand: --role annotator=SPEC.")
+        ] = None,
+        judge: Annotated[str | None, typer.Option(help="Shorthand: --role judge=SPEC.")] = None,
+        tagger: Annotated[str | None, typer.Option(help="Shorthand: --role tagger=SPEC.")] = None,
+        asr: Annotated[str | None, typer.Option(help="Shorthand: --role asr=SPEC.")] = None,
+        option: Annotated[
+            list[str] | None,
+            typer.Option("--option", "-o", help="A method option: KEY=VALUE (repeatable)."),
+        ] = None,
+        data: Annotated[
+            Path | None, typer.Option(help="Dataset file (default: the bundled sample).")
+        ] = None,
+        out: Annotated[
+            Path | None, typer.Option(help="Run directory (default: runs/METHOD/SYSTEMS).")
+        ] = None,
+        config: Annotated[
+            Path | None, typer.Option("--config", help="run.yaml with the same settings.")
+        ] = None,
+        base_url: Annotated[str | None, typer.Option(help="Base URL for openai: models.")] = None,
+        limit: Annotated[int | None, typer.Option(help="Only the first N samples.")] = None,
+        concurrency: Annotated[
+            int | None, typer.Option(help="Requests in flight per model (default 16).")
+        ] = None,
+        rpm: Annotated[float | None, typer.Option(help="Requests per minute limit.")] = None,
+        timeout: Annotated[float | None, typer.Option(help="Per-request timeout, seconds.")] = None,
+        max_retries: Annotated[
+            int | None, typer.Option(help="Retries on 429/5xx/timeouts.")
+        ] = None,
+        temperature: Annotated[
+            float | None, typer.Option(help="Sampling temperature of the systems (default 0).")
+        ] = None,
+        max_tokens: Annotated[
+            int | None, typer.Option(help="Reply length limit of the systems (default 512).")
+        ] = None,
+        seed: Annotated[
+            int | None, typer.Option(help="Generation and bootstrap seed (default 0).")
+        ] = None,
+        cache_dir: Annotated[
+            Path | None, typer.Option(help="Response cache (default ~/.cache/taiwa).")
+        ] = None,
+        no_cache: Annotated[
+            bool | None, typer.Option("--no-cache", help="Do not read or write the cache.")
+        ] = None,
+        max_failures: Annotated[
+            str | None,
+            typer.Option(help="Exit 0 despite up to N (or P%) failed samples (default 0)."),
+        ] = None,
+        quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
+        help_: Annotated[
+            bool, typer.Option("--help", "-h", help="Show this message (and METHOD's roles).")
+        ] = False,
+    ) -> None:
+        """Run a method on one or more systems and write one run directory; every model call is
+        cached, so an interrupted run resumes where it stopped."""
+        if help_:
+            console.print(ctx.get_help())
+            if method:
+                for part in _method_help(method):
+                    console.print(part)
+            raise typer.Exit()
+        from taiwa.harness.config import parse_assignments, resolve_config
+        from taiwa.harness.runner import execute, prepare
+
+        roles = parse_assignments(role or [], "--role")
+        for name, value in zip(ROLE_SHORTHANDS, (annotator, judge, tagger, asr), strict=True):
+            if value is not None:
+                roles[name] = value
+        overrides = {
+            "method": method,
+            "models": model or [],
+            "roles": roles,
+            "options": parse_assignments(option or [], "-o"),
+            "data": data,
+            "out": out,
+            "base_url": base_url,
+            "limit": limit,
+            "concurrency": concurrency,
+            "rpm": rpm,
+            "timeout": timeout,
+            "max_retries": max_retries,
+            "temperature": temperature,
+            "max_tokens": max_tokens,
+            "seed": seed,
+            "cache_dir": cache_dir,
+            "no_cache": no_cache,
+        }
+        cfg = resolve_config(config, overrides)
+        plan = prepare(cfg)
+        allowed = _allowed(max_failures, len(plan.samples))
+        res = execute(plan, show_progress=not quiet)
+        print_result(console, res)
+        if res.failures > allowed:
+            console.print(
+                f"[red]error:[/red] {res.failures} failed sample(s) exceed --max-failures "
+                f"{max_failures or 0}: exit 1"
+            )
+            sys.exit(1)

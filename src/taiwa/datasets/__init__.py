@@ -1,1 +1,0 @@
-"""Dataset schemas and loaders, one module per method."""

@@ -1,0 +1,115 @@
+"""The resolved configuration of a run: ``taiwa run`` flags and ``--config run.yaml`` map onto
+this one record, which is stored in ``config.json``. API keys are never part of it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from taiwa.errors import InputError, TaiwaError
+from taiwa.models.spec import ModelOptions
+from taiwa.models.types import GenerationParams
+
+
+class RunConfig(BaseModel):
+    """Everything that determines a run.
+
+    ``models`` are the systems under test (``--model``, repeatable); ``roles`` the helper
+    models a method declares (``--role annotator=offline``); ``options`` the method's own
+    settings (``-o key=value``), validated by the method's options model.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    method: str = Field(min_length=1)
+    models: list[str] = Field(default_factory=list)
+    roles: dict[str, str] = Field(default_factory=dict)
+    options: dict[str, Any] = Field(default_factory=dict)
+    base_url: str | None = None
+    data: Path | None = None
+    out: Path | None = None
+    limit: int | None = Field(None, ge=1)
+    concurrency: int = Field(16, ge=1)
+    rpm: float | None = Field(None, gt=0)
+    timeout: float = Field(60.0, gt=0)
+    max_retries: int = Field(5, ge=0)
+    temperature: float = Field(0.0, ge=0)
+    max_tokens: int = Field(512, ge=1)
+    seed: int = Field(0, ge=0)
+    cache_dir: Path | None = None
+    no_cache: bool = False
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_model(cls, data: Any) -> Any:
+        """``model: X`` (one system) is accepted for ``models: [X]``."""
+        if isinstance(data, dict) and "model" in data:
+            data = dict(data)
+            one = data.pop("model")
+            data["models"] = [*data.get("models", []), *([one] if isinstance(one, str) else one)]
+        return data
+
+    @property
+    def params(self) -> GenerationParams:
+        return GenerationParams(
+            temperature=self.temperature, max_tokens=self.max_tokens, seed=self.seed
+        )
+
+    @property
+    def model_options(self) -> ModelOptions:
+        return ModelOptions(
+            base_url=self.base_url,
+            concurrency=self.concurrency,
+            rpm=self.rpm,
+            timeout=self.timeout,
+            max_retries=self.max_retries,
+            cache_dir=self.cache_dir,
+        )
+
+
+def _yaml_mapping(path: Path) -> dict[str, Any]:
+    import yaml
+
+    if not path.is_file():
+        raise InputError(str(path), None, None, "an existing YAML file", "no such file")
+    try:
+        loaded = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as exc:
+        raise InputError(str(path), None, None, "valid YAML", str(exc).splitlines()[0]) from None
+    if not isinstance(loaded, dict):
+        raise InputError(str(path), None, None, "a mapping of run settings")
+    return {str(k).replace("-", "_"): v for k, v in loaded.items()}
+
+
+def resolve_config(config_file: Path | None, overrides: dict[str, Any]) -> RunConfig:
+    """Values from ``config_file`` (YAML), then every override that is not ``None`` or empty.
+
+    ``roles`` and ``options`` are merged key by key (the command line wins)."""
+    data: dict[str, Any] = _yaml_mapping(config_file) if config_file is not None else {}
+    for key, value in overrides.items():
+        if value is None or (isinstance(value, list | dict) and not value):
+            continue
+        if key in ("roles", "options") and isinstance(data.get(key), dict):
+            data[key] = {**data[key], **value}
+        elif key == "models":
+            data.pop("model", None)
+            data[key] = value
+        else:
+            data[key] = value
+    try:
+        return RunConfig.model_validate(data)
+    except ValidationError as exc:
+        raise InputError.from_validation(str(config_file or "command line"), None, exc) from None
+
+
+def parse_assignments(items: list[str], what: str) -> dict[str, str]:
+    """``["k=v", ...]`` from ``-o`` / ``--role``; a malformed item is a one-line error."""
+    out: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise TaiwaError(f"{what} expects KEY=VALUE, got {item!r}")
+        out[key.strip().replace("-", "_")] = value.strip()
+    return out

@@ -1,0 +1,212 @@
+"""The contract between a method package (``taiwa.benchmarks.<method>``) and the runner.
+
+A method declares its helper **roles** (model SPECs besides the systems under test), its
+**options** (one pydantic model), how to **load** its dataset, and a small pipeline of
+**stages**. The runner executes the stages for every system, owns the models, the cache,
+concurrency, repair rounds, progress bars and the run directory; a method owns only meaning.
+
+A stage turns one sample (plus the rows earlier stages produced for it, its *upstream*) into
+chat requests for one role's model, then turns the replies into one output row. A stage with
+``role=None`` (or one whose :meth:`Stage.requests` returns nothing) computes locally. A stage
+with ``across_systems=True`` sees the upstream rows of every system at once (a pairwise judge).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Generic, Protocol, TypeVar
+
+from pydantic import BaseModel, ConfigDict
+
+from taiwa.models.types import ChatRequest, ChatResponse, GenerationParams
+
+Row = dict[str, Any]
+"""One output line of a stage for one sample (written to the stage's JSONL file)."""
+
+Upstream = Mapping[str, Row]
+"""The rows earlier stages produced for the same sample and system, keyed by stage name."""
+
+SYSTEM = "system"
+"""The role of the systems under test (``--model``): implicit in every method with systems."""
+
+HUMAN = "human"
+"""The pseudo-system answering with the dataset's reference replies (``--model human``)."""
+
+S = TypeVar("S", bound="Sample")
+S_contra = TypeVar("S_contra", bound="Sample", contravariant=True)
+
+
+class Sample(Protocol):
+    """A dataset item: anything with a unique string ``id``."""
+
+    @property
+    def id(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class Role:
+    """A helper model a method uses (``judge``, ``annotator``, ``tagger`` ...).
+
+    ``local`` names the values that are not model SPECs but something the method computes
+    itself (e.g. ``offline`` for a built-in tagger, ``replay:`` for a file of answers; a value
+    ending in ``:`` is a prefix).
+    """
+
+    name: str
+    help: str
+    default: str | None = None
+    required: bool = False
+    local: tuple[str, ...] = ()
+
+    def is_model(self, spec: str) -> bool:
+        """Whether ``spec`` names a chat model (as opposed to one of the ``local`` values)."""
+        return not any(spec == v or (v.endswith(":") and spec.startswith(v)) for v in self.local)
+
+
+@dataclass(frozen=True)
+class Retry:
+    """Returned by :meth:`Stage.finish` when a reply did not validate: the runner re-asks each
+    request of the sample with the model's own output and ``reason`` appended as a repair turn
+    (:func:`taiwa.llm_json.repair_turn`), up to the stage's ``attempts``."""
+
+    reason: str
+
+
+class StageFailure(Exception):
+    """Raised by :meth:`Stage.finish` for a sample that cannot be processed (recorded with its
+    reason and counted; later stages skip the sample)."""
+
+
+class Stage(Protocol[S_contra]):
+    """One step of a method's pipeline; the runner calls it for every sample of every system.
+
+    ``name`` keys the rows in the upstream of later stages; ``output`` is the run-directory
+    file its rows go to (``None``: not written). ``attempts`` bounds the repair rounds when
+    :meth:`finish` returns :class:`Retry`.
+    """
+
+    name: str
+    role: str | None
+    output: str | None
+    attempts: int
+    across_systems: bool
+
+    def requests(self, sample: S_contra, upstream: Any) -> Sequence[ChatRequest]:
+        """The chat requests for this sample (none: :meth:`finish` gets no replies).
+
+        ``upstream`` is an :data:`Upstream`, or for ``across_systems`` stages a mapping
+        system → :data:`Upstream`."""
+        ...
+
+    def finish(
+        self, sample: S_contra, upstream: Any, replies: Sequence[ChatResponse]
+    ) -> Row | Retry:
+        """The output row for this sample, or :class:`Retry`; raise :class:`StageFailure`."""
+        ...
+
+
+@dataclass
+class StageBase:
+    """Defaults for the stage attributes, so a stage class states only what differs."""
+
+    name: str
+    role: str | None = None
+    output: str | None = None
+    attempts: int = 1
+    across_systems: bool = False
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What a method's stages may depend on: its options, the SPEC of each helper role, the
+    generation parameters of the systems and the run's seed."""
+
+    options: Any
+    roles: Mapping[str, str]
+    params: GenerationParams
+    seed: int = 0
+
+
+class Results:
+    """The rows of every stage, by stage name and system (``""`` for methods whose systems
+    come from the data and for cross-system stages)."""
+
+    def __init__(self, systems: Sequence[str]) -> None:
+        self.systems = list(systems)
+        self._rows: dict[str, dict[str, list[Row]]] = {}
+
+    def add(self, stage: str, system: str, rows: Sequence[Row]) -> None:
+        self._rows.setdefault(stage, {})[system] = list(rows)
+
+    def rows(self, stage: str, system: str = "") -> list[Row]:
+        """Every row of ``stage`` for ``system``, failed ones (with ``error``) included."""
+        return self._rows.get(stage, {}).get(system, [])
+
+    def ok(self, stage: str, system: str = "") -> list[Row]:
+        """The rows of ``stage`` for ``system`` that did not fail."""
+        return [r for r in self.rows(stage, system) if "error" not in r]
+
+
+class NoOptions(BaseModel):
+    """For methods without options."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+@dataclass
+class Summary:
+    """What :meth:`Method.aggregate` returns: one block per system and the cross-system results.
+
+    ``notes`` are warnings the user should see beside the numbers (printed and stored)."""
+
+    systems: dict[str, dict[str, Any]]
+    across: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+class Method(Protocol, Generic[S]):
+    """One evaluation method (seed paper). See ``docs/architecture.md`` for a worked example.
+
+    ``takes_systems``: the method evaluates models given with ``--model`` (a ``system`` role);
+    when false the systems come from the data (e.g. dialogues whose agent is already known).
+    ``options`` is the pydantic model of ``-o key=value``; ``prompts`` are hashed into
+    ``config.json``.
+    """
+
+    name: str
+    seed: str
+    title: str
+    takes_systems: bool
+    roles: tuple[Role, ...]
+    options: type[BaseModel]
+    prompts: Mapping[str, str]
+
+    def default_data(self) -> Path:
+        """The bundled sample dataset."""
+        ...
+
+    def load(self, path: Path, options: Any) -> Sequence[S]:
+        """Read and validate the dataset (errors name file, line and field)."""
+        ...
+
+    def reference(self, sample: S) -> str | None:
+        """The human reference reply of a sample (the ``human`` system), if the data has one."""
+        ...
+
+    def stages(self, setup: Setup) -> Sequence[Stage[S]]:
+        """The pipeline for this run (e.g. generate → annotate → score)."""
+        ...
+
+    def aggregate(self, samples: Sequence[S], results: Results, setup: Setup) -> Summary:
+        """Aggregate the stages' rows into one block per system and the cross-system results."""
+        ...
+
+    def tables(self, summary: Mapping[str, Any]) -> Sequence[Any]:
+        """Terminal tables (rich renderables) of a written ``summary.json``."""
+        ...
+
+    def demo(self, console: Any, out: Path) -> None:
+        """The method's section of ``taiwa demo`` (offline, embedded defaults; may do nothing)."""
+        ...

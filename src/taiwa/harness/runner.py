@@ -1,0 +1,435 @@
+"""Run any method's stages for several systems and helper roles (DESIGN.md, "One flow").
+
+1. :func:`prepare` validates everything before the first model call: method, options, roles,
+   systems, the dataset, the run directory.
+2. :func:`execute` loads every model once, checks each endpoint, then runs the stages in order;
+   each stage runs for every system at once (cross-system stages once per sample), with one
+   progress bar per stage, repair rounds for outputs that do not validate, and every call of
+   every role through the response cache (a killed run resumes from it).
+3. The method aggregates; the run directory gets ``config.json``, one JSONL file per stage and
+   ``summary.json`` (per system, across systems, calls per role, failures, seconds).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from taiwa.benchmarks import get_method
+from taiwa.errors import TaiwaError
+from taiwa.harness.config import RunConfig
+from taiwa.harness.method import (
+    HUMAN,
+    SYSTEM,
+    Method,
+    Results,
+    Retry,
+    Row,
+    Setup,
+    Stage,
+    StageFailure,
+)
+from taiwa.harness.options import parse_options
+from taiwa.harness.pool import ModelPool, RoleModel
+from taiwa.harness.rundir import default_run_dir, provenance, write_outputs
+from taiwa.llm_json import repair_turn
+from taiwa.models.base import ChatModel
+from taiwa.models.replay import ReferenceModel
+from taiwa.models.spec import ModelSpec
+from taiwa.models.types import ChatRequest, ChatResponse
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Plan:
+    """A validated run: nothing below has called a model yet."""
+
+    config: RunConfig
+    method: Method[Any]
+    setup: Setup
+    systems: list[str]
+    data_path: Path
+    samples: list[Any]
+    stages: list[Stage[Any]]
+    out: Path
+
+
+@dataclass
+class RunResult:
+    """Where a run wrote and its summary (``summary["status"]`` says whether anything failed)."""
+
+    run_dir: Path
+    summary: dict[str, Any]
+    method: Method[Any]
+    results: Results = field(repr=False)
+
+    @property
+    def failures(self) -> int:
+        return int(sum(self.summary["failures"].values()))
+
+
+def _resolve_roles(method: Method[Any], given: Mapping[str, str]) -> dict[str, str]:
+    declared = {r.name: r for r in method.roles}
+    for name in given:
+        if name not in declared:
+            roles = ", ".join(declared) or "none"
+            raise TaiwaError(f"{method.name} has no role {name!r} (its roles: {roles})")
+    out: dict[str, str] = {}
+    for name, role in declared.items():
+        spec = given.get(name) or role.default
+        if spec is None:
+            if role.required:
+                raise TaiwaError(f"{method.name} needs a {name}: --role {name}=SPEC")
+            continue
+        if role.is_model(spec):
+            ModelSpec.parse(spec)
+        out[name] = spec
+    return out
+
+
+def _resolve_systems(method: Method[Any], models: Sequence[str]) -> list[str]:
+    if not method.takes_systems:
+        if models:
+            raise TaiwaError(
+                f"{method.name} takes no --model: the systems it scores come from the data"
+            )
+        return [""]
+    if not models:
+        raise TaiwaError(f"{method.name} needs at least one system: --model SPEC")
+    seen: set[str] = set()
+    for spec in models:
+        if spec in seen:
+            raise TaiwaError(f"--model {spec} is given twice")
+        seen.add(spec)
+        if spec != HUMAN:
+            ModelSpec.parse(spec)
+    return list(models)
+
+
+def _model_roles(
+    stages: Sequence[Stage[Any]],
+    method: Method[Any],
+    roles: Mapping[str, str],
+    systems: Sequence[str],
+) -> list[tuple[str, str]]:
+    """``(role, SPEC)`` of every model the stages will call, in first-use order."""
+    by_name = {r.name: r for r in method.roles}
+    wanted: list[tuple[str, str]] = []
+    for st in stages:
+        if st.role == SYSTEM:
+            wanted += [(SYSTEM, s) for s in systems if s]
+        elif st.role is not None and st.role in roles and by_name[st.role].is_model(roles[st.role]):
+            wanted.append((st.role, roles[st.role]))
+    return list(dict.fromkeys(wanted))
+
+
+def prepare(config: RunConfig, *, method: Method[Any] | None = None) -> Plan:
+    """Validate the whole run (one-line errors) without calling any model."""
+    m: Method[Any] = method or get_method(config.method)
+    options = parse_options(m.name, m.options, config.options)
+    roles = _resolve_roles(m, config.roles)
+    systems = _resolve_systems(m, config.models)
+    setup = Setup(options=options, roles=roles, params=config.params, seed=config.seed)
+    stages = list(m.stages(setup))
+    if not _model_roles(stages, m, roles, systems) and (config.cache_dir or config.no_cache):
+        raise TaiwaError(
+            f"{m.name} with these settings calls no model: --cache-dir/--no-cache do not apply"
+        )
+    data_path = (config.data or m.default_data()).resolve()
+    samples = list(m.load(data_path, options))[: config.limit]
+    if not samples:
+        raise TaiwaError(f"{data_path}: no samples to evaluate")
+    out = config.out or default_run_dir(m.name, systems, data_path)
+    return Plan(config, m, setup, systems, data_path, samples, stages, out)
+
+
+# ---------------------------------------------------------------------------- stage execution
+
+
+def _upstream_error(upstream: Mapping[str, Row]) -> str | None:
+    for name, row in upstream.items():
+        if "error" in row:
+            return f"{name}: {row['error']}" if "skipped" not in row else str(row["error"])
+    return None
+
+
+def _finish(
+    stage: Stage[Any], sample: Any, up: Any, replies: Sequence[ChatResponse]
+) -> Row | Retry:
+    try:
+        return stage.finish(sample, up, replies)
+    except StageFailure as exc:
+        return {"error": str(exc)}
+
+
+async def run_stage(
+    stage: Stage[Any],
+    samples: Sequence[Any],
+    upstream: Callable[[Any], Any],
+    model: RoleModel | None,
+    advance: Callable[[float], None],
+) -> list[Row]:
+    """One stage for one system (or across systems): rows in sample order.
+
+    Samples that failed upstream are skipped (their row carries the upstream error); replies
+    that failed become the row's error; :class:`Retry` re-asks up to ``stage.attempts``."""
+    done: dict[str, Row] = {}
+    pending: list[tuple[Any, Any, list[ChatRequest]]] = []
+    for s in samples:
+        up = upstream(s)
+        failed = None if stage.across_systems else _upstream_error(up)
+        if failed is not None:
+            done[s.id] = {"error": failed, "skipped": True}
+            advance(1)
+            continue
+        reqs = list(stage.requests(s, up))
+        if reqs:
+            pending.append((s, up, reqs))
+            continue
+        res = _finish(stage, s, up, [])
+        if isinstance(res, Retry):
+            raise TaiwaError(f"stage {stage.name}: Retry without a model")  # a method bug
+        done[s.id] = res
+        advance(1)
+    attempt = 1
+    while pending:
+        if model is None:
+            raise TaiwaError(f"stage {stage.name} asked for a model but its role has none")
+        flat = [r for _, _, reqs in pending for r in reqs]
+        on_response = _progress_per_reply(pending, advance) if attempt == 1 else None
+        replies = await model.generate(flat, on_response=on_response)
+        retry: list[tuple[Any, Any, list[ChatRequest]]] = []
+        k = 0
+        for s, up, reqs in pending:
+            rs, k = replies[k : k + len(reqs)], k + len(reqs)
+            bad = next((r for r in rs if not r.ok), None)
+            if bad is not None:
+                done[s.id] = {"error": bad.error or "no output", "attempts": attempt}
+                continue
+            res = _finish(stage, s, up, rs)
+            if isinstance(res, Retry):
+                if attempt < stage.attempts:
+                    retry.append((s, up, _repaired(reqs, rs, res.reason)))
+                    continue
+                model.stats.invalid += 1
+                res = {"error": f"invalid output after {attempt} attempt(s): {res.reason}"}
+            elif attempt > 1:
+                model.stats.repaired += 1
+            res.setdefault("attempts", attempt)
+            res.setdefault("cached", all(r.cached for r in rs))
+            done[s.id] = res
+        pending, attempt = retry, attempt + 1
+    return [done[s.id] for s in samples]
+
+
+def _repaired(
+    requests: Sequence[ChatRequest], replies: Sequence[ChatResponse], reason: str
+) -> list[ChatRequest]:
+    """Each request with its reply and the validation error appended (the conversation grows,
+    so a repeated bad answer never makes an identical, cached request)."""
+    return [
+        req.model_copy(update={"messages": [*req.messages, *repair_turn(rep.text or "", reason)]})
+        for req, rep in zip(requests, replies, strict=True)
+    ]
+
+
+def _progress_per_reply(
+    pending: Sequence[tuple[Any, Any, Sequence[ChatRequest]]], advance: Callable[[float], None]
+) -> Callable[[ChatResponse], None]:
+    """Advance the bar by 1/k for each reply of a sample that sent k requests."""
+    weights = iter([1 / len(reqs) for _, _, reqs in pending for _ in reqs])
+    return lambda _reply: advance(next(weights, 0.0))
+
+
+def _progress(show: bool) -> Progress:
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        disable=not show,
+    )
+
+
+def _with_ids(sample_ids: Sequence[str], system: str, rows: Sequence[Row]) -> list[Row]:
+    head = {"system": system} if system else {}
+    return [{"id": sid, **head, **row} for sid, row in zip(sample_ids, rows, strict=True)]
+
+
+async def _run_stages(
+    plan: Plan, pool: ModelPool, progress: Progress, seconds: dict[str, float]
+) -> Results:
+    results = Results([s for s in plan.systems if s])
+    ids = [s.id for s in plan.samples]
+    upstream: dict[str, dict[str, dict[str, Row]]] = {
+        sys_: {sid: {} for sid in ids} for sys_ in plan.systems
+    }
+    for stage in plan.stages:
+        start = time.perf_counter()
+        lanes = [""] if stage.across_systems else plan.systems
+        task = progress.add_task(_stage_label(stage, plan), total=len(ids) * len(lanes))
+
+        def advance(x: float, task: Any = task) -> None:
+            progress.advance(task, x)
+
+        def model_for(system: str, stage: Stage[Any] = stage) -> RoleModel | None:
+            if stage.role == SYSTEM:
+                return pool.get(SYSTEM, system)
+            spec = plan.setup.roles.get(stage.role or "")
+            role = next((r for r in plan.method.roles if r.name == stage.role), None)
+            return pool.get(role.name, spec) if role and spec and role.is_model(spec) else None
+
+        if stage.across_systems:
+            rows = await run_stage(
+                stage,
+                plan.samples,
+                lambda s: {sys_: upstream[sys_][s.id] for sys_ in plan.systems},
+                model_for(""),
+                advance,
+            )
+            results.add(stage.name, "", _with_ids(ids, "", rows))
+        else:
+            per_system = await asyncio.gather(
+                *(
+                    run_stage(
+                        stage,
+                        plan.samples,
+                        lambda s, sys_=sys_: upstream[sys_][s.id],  # type: ignore[misc]
+                        model_for(sys_),
+                        advance,
+                    )
+                    for sys_ in plan.systems
+                )
+            )
+            for sys_, rows in zip(plan.systems, per_system, strict=True):
+                for sid, row in zip(ids, rows, strict=True):
+                    upstream[sys_][sid][stage.name] = row
+                results.add(stage.name, sys_, _with_ids(ids, sys_, rows))
+        seconds[stage.name] = round(time.perf_counter() - start, 3)
+    return results
+
+
+def _stage_label(stage: Stage[Any], plan: Plan) -> str:
+    if stage.role == SYSTEM:
+        return f"{stage.name} ({len(plan.systems)} system(s))"
+    spec = plan.setup.roles.get(stage.role or "")
+    return f"{stage.name} ({stage.role}: {spec})" if spec else stage.name
+
+
+def _reference_factory(plan: Plan) -> Callable[[], ChatModel]:
+    def build() -> ChatModel:
+        refs = {s.id: plan.method.reference(s) for s in plan.samples}
+        missing = [k for k, v in refs.items() if v is None]
+        if len(missing) == len(refs):
+            raise TaiwaError(f"{plan.data_path}: no reference replies, so no 'human' system")
+        return ReferenceModel(
+            {k: v for k, v in refs.items() if v is not None}, "reference", str(plan.data_path)
+        )
+
+    return build
+
+
+async def _check_models(plan: Plan, pool: ModelPool) -> None:
+    """Load every model the stages will use and check its endpoint before the first sample."""
+    for role, spec in _model_roles(plan.stages, plan.method, plan.setup.roles, plan.systems):
+        await pool.get(role, spec).inner.check()
+
+
+def execute(
+    plan: Plan, *, show_progress: bool = True, preloaded: dict[str, ChatModel] | None = None
+) -> RunResult:
+    """Run a prepared plan and write its run directory."""
+    from taiwa.models.cache import ResponseCache, default_cache_dir
+
+    cfg = plan.config
+    t0 = time.perf_counter()
+    cache_dir = cfg.cache_dir or default_cache_dir()
+    cache = None if cfg.no_cache else ResponseCache(cache_dir / "responses.sqlite")
+    factories = {HUMAN: _reference_factory(plan)} if HUMAN in plan.systems else {}
+    pool = ModelPool(cfg.model_options, cache, factories, preloaded)
+    seconds: dict[str, float] = {}
+    try:
+
+        async def main() -> Results:
+            await _check_models(plan, pool)
+            with _progress(show_progress) as progress:
+                return await _run_stages(plan, pool, progress, seconds)
+
+        results = asyncio.run(main())
+    finally:
+        if cache is not None:
+            cache.close()
+    start = time.perf_counter()
+    summary = plan.method.aggregate(plan.samples, results, plan.setup)
+    seconds["aggregate"] = round(time.perf_counter() - start, 3)
+    seconds["total"] = round(time.perf_counter() - t0, 3)
+    out = _summary(plan, results, summary, pool, seconds)
+    uses_cache = _model_roles(plan.stages, plan.method, plan.setup.roles, plan.systems)
+    config = provenance(plan, pool, cache_dir if uses_cache else None)
+    write_outputs(plan.out, config, plan.stages, results, out)
+    return RunResult(plan.out, out, plan.method, results)
+
+
+def _summary(
+    plan: Plan, results: Results, summary: Any, pool: ModelPool, seconds: dict[str, float]
+) -> dict[str, Any]:
+    failures: dict[str, int] = {}
+    for st in plan.stages:
+        lanes = [""] if st.across_systems else plan.systems
+        failures[st.name] = sum(
+            1
+            for sys_ in lanes
+            for r in results.rows(st.name, sys_)
+            if "error" in r and "skipped" not in r
+        )
+    last = plan.stages[-1]
+    systems: dict[str, dict[str, Any]] = {}
+    for label, block in summary.systems.items():
+        head: dict[str, Any] = {}
+        if label in plan.systems and not last.across_systems:
+            rows = results.rows(last.name, label)
+            head = {
+                "n": len(rows),
+                "scored": sum(1 for r in rows if "error" not in r),
+                "failures": {
+                    st.name: sum(
+                        1
+                        for r in results.rows(st.name, label)
+                        if "error" in r and "skipped" not in r
+                    )
+                    for st in plan.stages
+                    if not st.across_systems
+                },
+            }
+        systems[label] = {**head, **block}
+    return {
+        "method": plan.method.name,
+        "seed_paper": plan.method.seed,
+        "status": "failures" if any(failures.values()) else "ok",
+        "n_samples": len(plan.samples),
+        "systems": systems,
+        "across": summary.across,
+        "failures": failures,
+        "calls": pool.stats(),
+        "seconds": seconds,
+        "notes": summary.notes,
+    }
+
+
+def run(
+    config: RunConfig,
+    *,
+    show_progress: bool = True,
+    method: Method[Any] | None = None,
+    preloaded: dict[str, ChatModel] | None = None,
+) -> RunResult:
+    """Validate, run and write: the Python entry point of ``taiwa run``."""
+    return execute(prepare(config, method=method), show_progress=show_progress, preloaded=preloaded)

@@ -1,0 +1,52 @@
+"""Stages every method can reuse: the systems' generation step and a pure local step."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Generic, TypeVar
+
+from taiwa.harness.method import SYSTEM, Row, Sample, StageBase, Upstream
+from taiwa.models.types import ChatMessage, ChatRequest, ChatResponse, GenerationParams
+
+S = TypeVar("S", bound=Sample)
+
+
+class GenerateStage(StageBase, Generic[S]):
+    """The systems answer: one chat request per sample (role ``system``, ``responses.jsonl``).
+
+    ``messages`` builds the chat of a sample (the method's prompt); the row is ``{"text"}``.
+    """
+
+    def __init__(
+        self, messages: Callable[[S], Sequence[ChatMessage]], params: GenerationParams
+    ) -> None:
+        super().__init__(name="generate", role=SYSTEM, output="responses.jsonl")
+        self.messages = messages
+        self.params = params
+
+    def requests(self, sample: S, upstream: Upstream) -> Sequence[ChatRequest]:
+        return [ChatRequest(id=sample.id, messages=list(self.messages(sample)), params=self.params)]
+
+    def finish(self, sample: S, upstream: Upstream, replies: Sequence[ChatResponse]) -> Row:
+        return {"text": replies[0].text}
+
+
+class LocalStage(StageBase, Generic[S]):
+    """A stage computed without a model: ``compute(sample, upstream) -> row``."""
+
+    def __init__(
+        self,
+        name: str,
+        compute: Callable[[S, Upstream], Row],
+        *,
+        output: str | None = None,
+        role: str | None = None,
+    ) -> None:
+        super().__init__(name=name, role=role, output=output)
+        self.compute = compute
+
+    def requests(self, sample: S, upstream: Any) -> Sequence[ChatRequest]:
+        return ()
+
+    def finish(self, sample: S, upstream: Any, replies: Sequence[ChatResponse]) -> Row:
+        return self.compute(sample, upstream)

@@ -1,1 +1,0 @@
-"""Prompt texts taken verbatim from the seeds (they are part of the specification)."""
