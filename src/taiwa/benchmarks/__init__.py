@@ -4,9 +4,12 @@
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from taiwa.errors import TaiwaError
+
+if TYPE_CHECKING:
+    from taiwa.harness.method import Method
 
 METHODS: dict[str, str] = {
     "prompts": "taiwa.benchmarks.prompts",
@@ -20,11 +23,11 @@ def method_names() -> list[str]:
     return list(METHODS)
 
 
-def get_method(name: str) -> Any:
+def get_method(name: str) -> Method[Any]:
     """The method called ``name`` (its package's ``METHOD``); an unknown name lists the known."""
     if name not in METHODS:
         raise TaiwaError(f"unknown method {name!r}: expected one of {', '.join(METHODS)}")
-    return importlib.import_module(METHODS[name]).METHOD
+    return cast("Method[Any]", importlib.import_module(METHODS[name]).METHOD)
 
 
 __all__ = ["METHODS", "get_method", "method_names"]

@@ -175,13 +175,20 @@ class Method(Protocol, Generic[S]):
     ``config.json``.
     """
 
-    name: str
-    seed: str
-    title: str
-    takes_systems: bool
-    roles: tuple[Role, ...]
-    options: type[BaseModel]
-    prompts: Mapping[str, str]
+    @property
+    def name(self) -> str: ...
+    @property
+    def seed(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def takes_systems(self) -> bool: ...
+    @property
+    def roles(self) -> Sequence[Role]: ...
+    @property
+    def options(self) -> type[BaseModel]: ...
+    @property
+    def prompts(self) -> Mapping[str, str]: ...
 
     def default_data(self) -> Path:
         """The bundled sample dataset."""
