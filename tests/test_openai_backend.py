@@ -4,13 +4,19 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from taiwa.errors import TaiwaError
 from taiwa.models import ChatMessage, ChatRequest, GenerationParams, ModelOptions, load_model
 from taiwa.models.openai_compat import OpenAICompatModel
+from taiwa.models.types import ContentPart
 from taiwa.stub_server import StubState, serve
+
+SCHEMA = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
 
 
 def _req(i: int, text: str = "こんにちは", **params: object) -> ChatRequest:
@@ -51,24 +57,157 @@ def test_persistent_failure_is_recorded_not_dropped() -> None:
         out = asyncio.run(_model(url, max_retries=2).generate([_req(0), _req(1)]))
     assert [r.id for r in out] == ["r0", "r1"]
     assert not out[0].ok and "500" in (out[0].error or "")
+    assert out[0].error == "RequestFailed: HTTP 500: scripted 500 (gave up after 3 attempts)"
+    assert state.hits == 6
 
 
-def test_client_errors_are_not_retried() -> None:
-    state = StubState(faults=[400])
+@pytest.mark.parametrize("status", [400, 401, 403, 404, 422])
+def test_client_errors_are_not_retried(status: int) -> None:
+    state = StubState(faults=[status])
     with serve(state) as url:
         [res] = asyncio.run(_model(url).generate([_req(0)]))
     assert not res.ok and state.hits == 1
+    assert res.error == f"RequestFailed: HTTP {status}: scripted {status}"
+
+
+def test_server_side_validation_error_is_not_retried() -> None:
+    # llama-cpp-python's server reports a malformed request as HTTP 500 "1 validation error".
+    state = StubState(faults=["invalid"])
+    with serve(state) as url:
+        [res] = asyncio.run(_model(url).generate([_req(0)]))
+    assert not res.ok and state.hits == 1
+    assert "HTTP 500: 1 validation error" in (res.error or "")
+
+
+def test_error_messages_say_what_happened() -> None:
+    state = StubState(faults=["timeout"] * 3)
+    with serve(state) as url:
+        [res] = asyncio.run(_model(url, timeout=0.3, max_retries=1).generate([_req(0)]))
+    assert res.error == "RequestFailed: timeout after 0.3 s (gave up after 2 attempts)"
+    [res] = asyncio.run(_model("http://127.0.0.1:9/v1", max_retries=1).generate([_req(0)]))
+    assert res.error == (
+        "RequestFailed: connection refused: http://127.0.0.1:9/v1/chat/completions "
+        "(gave up after 2 attempts)"
+    )
+
+
+def test_text_content_is_sent_as_a_string() -> None:
+    parts = [ContentPart(type="text", text="一行目"), ContentPart(type="text", text="二行目")]
+    req = ChatRequest(
+        id="r0",
+        messages=[
+            ChatMessage(role="system", content="短く答えてください。"),
+            ChatMessage(role="user", content=parts),
+        ],
+    )
+    state = StubState()
+    with serve(state) as url:
+        [res] = asyncio.run(_model(url).generate([req]))
+    assert res.ok
+    assert state.bodies[-1]["messages"] == [
+        {"role": "system", "content": "短く答えてください。"},
+        {"role": "user", "content": "一行目\n二行目"},
+    ]
+    assert "response_format" not in state.bodies[-1]
+
+
+def test_audio_content_is_sent_as_parts(tmp_path: Path) -> None:
+    wav = tmp_path / "a.wav"
+    wav.write_bytes(b"RIFF\x00\x00\x00\x00WAVE")
+    parts = [
+        ContentPart(type="text", text="聞いて"),
+        ContentPart(type="audio", audio_path=str(wav)),
+    ]
+    req = ChatRequest(id="r0", messages=[ChatMessage(role="user", content=parts)])
+    state = StubState()
+    with serve(state) as url:
+        [res] = asyncio.run(_model(url).generate([req]))
+    assert res.ok
+    assert state.bodies[-1]["messages"][0]["content"] == [
+        {"type": "text", "text": "聞いて"},
+        {"type": "input_audio", "input_audio": {"data": "UklGRgAAAABXQVZF", "format": "wav"}},
+    ]
+
+
+def test_auth_header_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    state = StubState()
+    with serve(state) as url:
+        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+        model = _model(url)
+        asyncio.run(model.generate([_req(0)]))
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-123")
+        asyncio.run(model.generate([_req(1)]))
+    assert list(state.auth) == [None, "Bearer sk-test-123"]
+    assert "sk-test-123" not in repr(vars(model))
 
 
 def test_json_schema_is_sent() -> None:
-    schema = {
-        "type": "object",
-        "properties": {"answer": {"type": "string"}},
-        "required": ["answer"],
-    }
-    with serve(StubState()) as url:
-        [res] = asyncio.run(_model(url).generate([_req(0, "天気", json_schema=schema)]))
+    state = StubState()
+    with serve(state) as url:
+        model = _model(url)
+        [res] = asyncio.run(model.generate([_req(0, "天気", json_schema=SCHEMA)]))
     assert json.loads(res.text or "") == {"answer": "天気"}
+    assert state.bodies[-1]["response_format"] == {
+        "type": "json_schema",
+        "json_schema": {"name": "output", "schema": SCHEMA},
+    }
+    assert model.structured_mode == "json_schema" and state.hits == 1
+
+
+@pytest.mark.parametrize("status", [500, 400, 422])
+def test_structured_output_falls_back_to_json_object(status: int) -> None:
+    # llama-cpp-python's server rejects "json_schema" (HTTP 500) and takes "json_object" + schema.
+    n = 64
+    state = StubState(reject_formats=("json_schema",), reject_status=status, latency=0.02)
+    with serve(state) as url:
+        model = _model(url, concurrency=n)
+        reqs = [_req(i, f"質問{i}", json_schema=SCHEMA) for i in range(n)]
+        out = asyncio.run(model.generate(reqs))
+        assert [json.loads(r.text or "") for r in out] == [{"answer": f"質問{i}"} for i in range(n)]
+        assert model.structured_mode == "json_object"
+        # one probe rejected, never retried; every other request goes straight to json_object
+        assert state.hits == n + 1 and state.rejected == 1 and model.http_requests == n + 1
+        assert state.bodies[0]["response_format"]["type"] == "json_schema"
+        assert state.bodies[1]["response_format"] == {"type": "json_object", "schema": SCHEMA}
+        assert all(b["response_format"]["type"] == "json_object" for b in list(state.bodies)[1:])
+        # remembered for the rest of the run, across batches
+        asyncio.run(model.generate([_req(n, json_schema=SCHEMA)]))
+    assert state.hits == n + 2 and state.rejected == 1
+
+
+def test_structured_output_falls_back_to_plain_prompting() -> None:
+    n = 8
+    state = StubState(reject_formats=("json_schema", "json_object"))
+    with serve(state) as url:
+        model = _model(url, concurrency=n)
+        out = asyncio.run(
+            model.generate([_req(i, f"質問{i}", json_schema=SCHEMA) for i in range(n)])
+        )
+    assert [r.text for r in out] == [f"echo: 質問{i}" for i in range(n)]  # the caller validates
+    assert model.structured_mode == "none"
+    assert state.hits == n + 2 and state.rejected == 2
+    types = [b.get("response_format", {}).get("type") for b in state.bodies]
+    assert types == ["json_schema", "json_object"] + [None] * n
+
+
+def test_failed_probe_does_not_decide_the_mode() -> None:
+    # The probing request fails for another reason (HTTP 400 not about response_format): it is
+    # recorded, the mode stays open and the waiting requests go on.
+    n = 4
+    state = StubState(faults=[400])
+    with serve(state) as url:
+        model = _model(url, concurrency=n)
+        out = asyncio.run(model.generate([_req(i, json_schema=SCHEMA) for i in range(n)]))
+    assert [r.ok for r in out] == [False, True, True, True]
+    assert model.structured_mode == "json_schema" and state.hits == n
+
+
+def test_plain_requests_do_not_negotiate() -> None:
+    state = StubState(reject_formats=("json_schema",))
+    with serve(state) as url:
+        model = _model(url)
+        asyncio.run(model.generate([_req(i) for i in range(3)]))
+    assert model.structured_mode is None and state.rejected == 0 and state.hits == 3
 
 
 def test_concurrency_and_order() -> None:
@@ -96,3 +235,28 @@ def test_unreachable_server_is_one_clear_error() -> None:
     model = _model("http://127.0.0.1:9/v1")
     with pytest.raises(TaiwaError, match=r"cannot reach .* check --base-url"):
         asyncio.run(model.check())
+
+
+@pytest.mark.parametrize("status", [401, 403])
+def test_check_reports_a_rejected_key(status: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-wrong")
+    state = StubState(models_status=status)
+    rejected = r"rejected the API key .*set OPENAI_API_KEY"
+    with serve(state) as url, pytest.raises(TaiwaError, match=rejected) as e:
+        asyncio.run(_model(url).check())
+    assert "sk-wrong" not in str(e.value)
+
+
+@pytest.mark.parametrize("status", [200, 404, 500])
+def test_check_passes_when_the_server_answers(status: int) -> None:
+    with serve(StubState(models_status=status)) as url:
+        asyncio.run(_model(url).check())
+
+
+def test_import_is_cheap() -> None:
+    code = (
+        "import sys, taiwa.models.openai_compat\n"
+        "heavy = [m for m in ('openai', 'aiohttp', 'tenacity') if m in sys.modules]\n"
+        "assert not heavy, heavy\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -3,8 +3,13 @@
 ``python -m taiwa.stub_server --port 8765 --latency 0.2`` serves ``/v1/models`` and
 ``/v1/chat/completions``. The reply echoes the last user message (``"echo: ..."``), or a JSON
 object when ``response_format`` asks for one. Faults can be scripted per request: ``faults``
-lists the HTTP status (or ``"timeout"``, ``"badjson"``) to return for the first requests, and
-``replies`` the message contents (e.g. malformed JSON) to return before echoing again.
+lists the HTTP status (or ``"timeout"``, ``"badjson"``, ``"invalid"``: a validation error the
+way llama-cpp-python's server reports it) to return for the first requests, and ``replies`` the
+message contents (e.g. malformed JSON) to return before echoing again.
+
+For tests of the client it also records the last request bodies and ``Authorization`` headers,
+can reject ``response_format`` types (``reject_formats``, answered like llama-cpp-python's
+server does), and can answer ``/v1/models`` with another status (``models_status``).
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import asyncio
 import contextlib
 import json
 import threading
+from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -33,6 +39,14 @@ class StubState:
     hits: int = 0
     ok: int = 0
     seen: list[str] = field(default_factory=list)
+    #: ``response_format`` types to refuse (``"json_schema"``, ``"json_object"``), with this status
+    reject_formats: tuple[str, ...] = ()
+    reject_status: int = 500
+    rejected: int = 0
+    models_status: int = 200
+    #: the last request bodies (parsed JSON) and ``Authorization`` headers, newest last
+    bodies: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=256))
+    auth: deque[str | None] = field(default_factory=lambda: deque(maxlen=256))
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -46,19 +60,50 @@ def _reply(body: dict[str, Any]) -> str:
     return f"echo: {last}"
 
 
+# llama-cpp-python 0.3.x's server (llama_cpp.server) answers HTTP 500 with this message to
+# ``response_format: {"type": "json_schema", ...}``; it accepts ``"text"`` and ``"json_object"``.
+REJECT_MESSAGE = (
+    "1 validation error:\n  {{'type': 'literal_error', 'loc': ('body', 'response_format', "
+    "'type'), 'msg': \"Input should be 'text' or 'json_object'\", 'input': '{kind}', "
+    "'ctx': {{'expected': \"'text' or 'json_object'\"}}}}\n"
+)
+
+
+def _reject_format(kind: str, status: int) -> web.Response:
+    """What llama-cpp-python's server answers to a ``response_format`` type it does not know."""
+    message = REJECT_MESSAGE.format(kind=kind)
+    return web.json_response(
+        {"error": {"message": message, "type": "internal_server_error"}}, status=status
+    )
+
+
 def make_app(state: StubState) -> web.Application:
     async def models(_: web.Request) -> web.Response:
+        if state.models_status != 200:
+            msg = {"error": {"message": f"scripted {state.models_status}"}}
+            return web.json_response(msg, status=state.models_status)
         return web.json_response({"object": "list", "data": [{"id": "stub", "object": "model"}]})
 
     async def chat(request: web.Request) -> web.StreamResponse:
         body = await request.json()
+        fmt = body.get("response_format")
         with state.lock:
             state.hits += 1
+            state.bodies.append(body)
+            state.auth.append(request.headers.get("Authorization"))
             fault = state.faults.pop(0) if state.faults else None
+            reject = isinstance(fmt, dict) and fmt.get("type") in state.reject_formats
+            if reject:
+                state.rejected += 1
+        if reject:
+            return _reject_format(str(fmt.get("type")), state.reject_status)
         if fault == "timeout":
             await asyncio.sleep(state.hang)
         if fault == "badjson":
             return web.Response(text="{not json", content_type="application/json")
+        if fault == "invalid":  # llama-cpp-python's server on a request that fails validation
+            message = "1 validation error:\n  {'type': 'list_type', 'loc': ('body', 'messages')}"
+            return web.json_response({"error": {"message": message}}, status=500)
         if isinstance(fault, int):
             return web.json_response({"error": {"message": f"scripted {fault}"}}, status=fault)
         if state.latency:

@@ -1,25 +1,56 @@
 """``openai:MODEL``: any OpenAI-compatible chat endpoint (OpenAI, vLLM, llama.cpp server, Ollama).
 
-Uses the official async client with its own retries turned off: we retry 429, 5xx, timeouts,
-connection errors and unparsable bodies with exponential backoff and jitter (tenacity), bound
-concurrency with a semaphore and optionally limit requests per minute.
+A lean aiohttp client for ``POST {base_url}/chat/completions`` (DESIGN.md, OpenAI-compatible
+transport; the official SDK costs about 1 ms of CPU per request, too much at 64-way concurrency).
+
+* Retries: 429, 408, 5xx, timeouts, connection errors and unusable bodies (not JSON, no
+  ``choices[0].message.content``) are retried ``max_retries`` times with exponential backoff and
+  full jitter (capped at 30 s, at least ``Retry-After``); any other 4xx is recorded at once.
+* Content: text-only messages go out with ``content`` as a string (llama.cpp-style chat templates
+  fail on a list of parts); a list of parts is sent only when a message carries audio.
+* Structured output (``params.json_schema``): ``response_format`` ``json_schema`` (OpenAI, vLLM),
+  else ``json_object`` with ``schema`` (llama-cpp-python's server), else none (plain prompting;
+  the caller validates). The first structured request probes while the others wait; the mode the
+  endpoint accepted is kept in :attr:`OpenAICompatModel.structured_mode` for the rest of the run.
+* ``aiohttp`` is imported only when a request is made, so importing this module stays cheap.
 """
 
 from __future__ import annotations
 
 import asyncio
 import base64
+import json
+import logging
 import os
+import random
 import time
 from collections.abc import Sequence
+from contextvars import ContextVar
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from taiwa.errors import TaiwaError
 from taiwa.models.base import ConcurrentModel, OnResponse
 from taiwa.models.types import ChatMessage, ChatRequest, ChatResponse
 
+if TYPE_CHECKING:
+    import aiohttp
+
+log = logging.getLogger(__name__)
+
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+BACKOFF_CAP = 30.0  # seconds, the longest wait between two attempts
+
+StructuredMode = Literal["json_schema", "json_object", "none"]
+#: ``response_format`` variants for ``params.json_schema``, in the order they are tried.
+STRUCTURED_MODES: tuple[StructuredMode, ...] = ("json_schema", "json_object", "none")
+_FORMAT_WORDS = ("response_format", "json_schema", "json_object")
+
+# The HTTP session of the current generate() batch (a context variable, so that two batches
+# running at once on one model each use their own session).
+_SESSION: ContextVar[aiohttp.ClientSession | None] = ContextVar(
+    "taiwa_openai_session", default=None
+)
 
 
 class RateLimiter:
@@ -28,24 +59,45 @@ class RateLimiter:
     def __init__(self, rpm: float | None) -> None:
         self.interval = 60.0 / rpm if rpm else 0.0
         self._next = 0.0
-        self._lock = asyncio.Lock()
 
     async def wait(self) -> None:
         if not self.interval:
             return
-        async with self._lock:
-            now = time.monotonic()
-            delay = self._next - now
-            self._next = max(now, self._next) + self.interval
+        # No lock needed: nothing awaits between reading and advancing the slot, and the event
+        # loop runs one coroutine at a time (a lock would also tie the limiter to one loop).
+        now = time.monotonic()
+        delay = self._next - now
+        self._next = max(now, self._next) + self.interval
         if delay > 0:
             await asyncio.sleep(delay)
 
 
+class RequestFailed(Exception):
+    """One HTTP exchange failed; ``retryable`` says whether another attempt may help."""
+
+    def __init__(self, message: str, *, retryable: bool, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retryable = retryable
+        self.retry_after = retry_after
+
+
+class FormatRejected(RequestFailed):
+    """The server rejected the request's ``response_format`` (never retried)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, retryable=False)
+
+
 def _message(m: ChatMessage) -> dict[str, Any]:
-    if isinstance(m.content, str):
-        return {"role": m.role, "content": m.content}
+    content = m.content
+    if isinstance(content, str):
+        return {"role": m.role, "content": content}
+    if not m.has_audio:
+        # A string, not a list of text parts: llama.cpp-style chat templates expect a string
+        # (llama-cpp-python's server answers HTTP 500 to a list).
+        return {"role": m.role, "content": m.text}
     parts: list[dict[str, Any]] = []
-    for p in m.content:
+    for p in content:
         if p.type == "text":
             parts.append({"type": "text", "text": p.text or ""})
         else:
@@ -54,12 +106,56 @@ def _message(m: ChatMessage) -> dict[str, Any]:
     return {"role": m.role, "content": parts}
 
 
-def _content(body: Any) -> str | None:
+def _response_format(mode: StructuredMode, schema: dict[str, Any]) -> dict[str, Any] | None:
+    if mode == "json_schema":
+        return {"type": "json_schema", "json_schema": {"name": "output", "schema": schema}}
+    if mode == "json_object":
+        return {"type": "json_object", "schema": schema}
+    return None
+
+
+def _dumps(body: dict[str, Any]) -> bytes:
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def _error_text(raw: bytes) -> str:
+    """The server's own words: ``error.message`` (or ``detail``) of a JSON body, else the body."""
+    text = raw.decode("utf-8", "replace")
     try:
-        content = body["choices"][0]["message"]["content"]
-    except (KeyError, IndexError, TypeError):
-        raise ValueError(f"unexpected chat completion body: {str(body)[:200]}") from None
-    return None if content is None else str(content)
+        body = json.loads(text)
+    except ValueError:
+        return " ".join(text.split())
+    if isinstance(body, dict):
+        err = body.get("error")
+        if isinstance(err, dict) and err.get("message") is not None:
+            msg = err["message"]
+            return msg if isinstance(msg, str) else json.dumps(msg, ensure_ascii=False)
+        if isinstance(err, str):
+            return err
+        for key in ("detail", "message"):
+            if body.get(key) is not None:
+                v = body[key]
+                return v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
+    return " ".join(text.split())
+
+
+def _retry_after(value: str | None) -> float | None:
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        return None  # an HTTP date: rare for APIs, the backoff covers it
+
+
+def _connect_error(exc: Exception, url: str) -> str:
+    import aiohttp
+
+    if isinstance(exc, aiohttp.ClientConnectorError):
+        if isinstance(exc.os_error, ConnectionRefusedError):
+            return f"connection refused: {url}"
+        return f"cannot connect: {url} ({exc.os_error})"
+    return f"connection error: {url} ({type(exc).__name__}: {exc})"
 
 
 class OpenAICompatModel(ConcurrentModel):
@@ -78,74 +174,87 @@ class OpenAICompatModel(ConcurrentModel):
         max_retries: int = 5,
         backoff: float = 0.5,
     ) -> None:
-        import openai
-
         self.model_id = model
-        self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+        base = base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+        self.base_url = base.rstrip("/")
         self.concurrency = concurrency
         self.max_retries = max_retries
         self.backoff = backoff
         self.limiter = RateLimiter(rpm)
         self.timeout = timeout
-        self._openai = openai
-        self.client: Any = None
+        #: The ``response_format`` variant this endpoint accepted (None until a structured
+        #: request has succeeded); recorded by the run.
+        self.structured_mode: StructuredMode | None = None
+        #: HTTP requests made (every attempt counts), for tests and run statistics.
+        self.http_requests = 0
+        self._chat_url = f"{self.base_url}/chat/completions"
+        self._rejected_modes: set[StructuredMode] = set()
+        self._probe: tuple[asyncio.AbstractEventLoop, asyncio.Event] | None = None
 
-    def _new_client(self) -> Any:
-        # aiohttp as the transport (the SDK's `openai[aiohttp]` option) scales to high
-        # concurrency far better than the default pool (benchmarks/runner_overhead.py).
-        return self._openai.AsyncOpenAI(
-            base_url=self.base_url,
-            api_key=os.environ.get("OPENAI_API_KEY") or "EMPTY",
-            timeout=self.timeout,
-            max_retries=0,
-            http_client=self._openai.DefaultAioHttpClient(timeout=self.timeout),
+    # -- HTTP session -------------------------------------------------------------------------
+
+    @staticmethod
+    def _headers() -> dict[str, str]:
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        key = os.environ.get("OPENAI_API_KEY")
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        return headers
+
+    def _session(self, timeout: float, limit: int) -> aiohttp.ClientSession:
+        import aiohttp
+
+        return aiohttp.ClientSession(
+            connector=aiohttp.TCPConnector(limit=max(1, limit)),
+            headers=self._headers(),
+            timeout=aiohttp.ClientTimeout(total=timeout),
         )
 
     async def generate(
         self, requests: Sequence[ChatRequest], *, on_response: OnResponse | None = None
     ) -> list[ChatResponse]:
-        """As :meth:`ConcurrentModel.generate`, with one HTTP client per batch, closed after."""
-        async with self._new_client() as client:
-            self.client = client
+        """As :meth:`ConcurrentModel.generate`, with one HTTP session per batch, closed after."""
+        async with self._session(self.timeout, self.concurrency) as session:
+            token = _SESSION.set(session)
             try:
                 return await super().generate(requests, on_response=on_response)
             finally:
-                self.client = None
-
-    def _retryable(self, exc: BaseException) -> bool:
-        o = self._openai
-        if isinstance(exc, o.APIStatusError):
-            return bool(exc.status_code == 429 or exc.status_code >= 500)
-        return isinstance(
-            exc,
-            o.APITimeoutError | o.APIConnectionError | o.APIResponseValidationError | ValueError,
-        )
+                _SESSION.reset(token)
 
     async def check(self) -> None:
-        """Fail early, with what to fix, when the server cannot be reached at all."""
+        """Fail early, with what to fix, when the server cannot be reached or refuses the key."""
+        import aiohttp
+
+        url = f"{self.base_url}/models"
+        timeout = min(self.timeout, 30.0)
         try:
-            async with self._new_client() as client:
-                await client.models.list()
-        except self._openai.APIConnectionError as exc:
+            async with self._session(timeout, 1) as session, session.get(url) as resp:
+                status = resp.status
+                raw = await resp.read()
+        except TimeoutError:
+            raise TaiwaError(
+                f"cannot reach the OpenAI-compatible server at {self.base_url} (no answer to "
+                f"GET /models within {timeout} s); is it running? check --base-url"
+            ) from None
+        except aiohttp.ClientError as exc:
             raise TaiwaError(
                 f"cannot reach the OpenAI-compatible server at {self.base_url} "
-                f"({exc.__cause__ or exc}); is it running? check --base-url"
+                f"({_connect_error(exc, url)}); is it running? check --base-url"
             ) from None
-        except self._openai.AuthenticationError:
-            raise TaiwaError(f"{self.base_url} rejected the API key: set OPENAI_API_KEY") from None
-        except self._openai.APIError:
-            pass  # some servers have no /models; the requests themselves will tell
+        if status in (401, 403):
+            has_key = bool(os.environ.get("OPENAI_API_KEY"))
+            what = "the API key in OPENAI_API_KEY" if has_key else "the request without an API key"
+            raise TaiwaError(
+                f"{self.base_url} rejected {what} (HTTP {status}: {_error_text(raw)[:200]}): "
+                "set OPENAI_API_KEY"
+            )
+        # 404 or anything else: some servers have no /models; the requests themselves will tell.
+
+    # -- requests -----------------------------------------------------------------------------
 
     async def _complete(self, request: ChatRequest) -> str:
-        from tenacity import (
-            AsyncRetrying,
-            retry_if_exception,
-            stop_after_attempt,
-            wait_random_exponential,
-        )
-
         p = request.params
-        kwargs: dict[str, Any] = {
+        body: dict[str, Any] = {
             "model": self.model_id,
             "messages": [_message(m) for m in request.messages],
             "temperature": p.temperature,
@@ -153,25 +262,117 @@ class OpenAICompatModel(ConcurrentModel):
             "seed": p.seed,
         }
         if p.stop:
-            kwargs["stop"] = p.stop
-        if p.json_schema is not None:
-            kwargs["response_format"] = {
-                "type": "json_schema",
-                "json_schema": {"name": "output", "schema": p.json_schema},
-            }
-        async for attempt in AsyncRetrying(
-            retry=retry_if_exception(self._retryable),
-            wait=wait_random_exponential(multiplier=self.backoff, max=30),
-            stop=stop_after_attempt(self.max_retries + 1),
-            reraise=True,
+            body["stop"] = p.stop
+        if p.json_schema is None:
+            return await self._post(_dumps(body), probing=False)
+        return await self._structured(body, p.json_schema)
+
+    async def _structured(self, body: dict[str, Any], schema: dict[str, Any]) -> str:
+        """A structured request; the first one probes the modes while the others wait."""
+        if self.structured_mode is None:
+            loop = asyncio.get_running_loop()
+            probe = self._probe
+            if probe is None or probe[0] is not loop:
+                event = asyncio.Event()
+                self._probe = (loop, event)
+                try:
+                    return await self._negotiate(body, schema)
+                finally:
+                    self._probe = None
+                    event.set()
+            await probe[1].wait()
+            # Decided, or the probe failed for another reason (e.g. the server is down): then
+            # the waiters go on in parallel rather than one after another.
+        return await self._negotiate(body, schema)
+
+    async def _negotiate(self, body: dict[str, Any], schema: dict[str, Any]) -> str:
+        while True:
+            decided = self.structured_mode
+            probing = decided is None
+            mode: StructuredMode = (
+                next(m for m in STRUCTURED_MODES if m not in self._rejected_modes)
+                if decided is None
+                else decided
+            )
+            fmt = _response_format(mode, schema)
+            payload = _dumps(body if fmt is None else {**body, "response_format": fmt})
+            try:
+                text = await self._post(payload, probing=probing and fmt is not None)
+            except FormatRejected as exc:
+                log.info("%s rejects response_format %s: %s", self.base_url, mode, exc)
+                self._rejected_modes.add(mode)
+                continue
+            if self.structured_mode is None:
+                self.structured_mode = mode
+                log.info("%s: structured output via response_format %s", self.base_url, mode)
+            return text
+
+    async def _post(self, payload: bytes, *, probing: bool) -> str:
+        """POST one chat completion, retrying what may succeed on another attempt."""
+        session = _SESSION.get()
+        if session is None:
+            raise RuntimeError("OpenAICompatModel requests run inside generate()")
+        attempt = 0
+        while True:
+            await self.limiter.wait()
+            try:
+                return await self._attempt(session, payload, probing)
+            except RequestFailed as exc:
+                if not exc.retryable:
+                    raise
+                if attempt >= self.max_retries:
+                    raise RequestFailed(
+                        f"{exc} (gave up after {attempt + 1} attempts)", retryable=False
+                    ) from None
+                delay = random.uniform(0.0, min(BACKOFF_CAP, self.backoff * 2.0**attempt))
+                if exc.retry_after is not None:
+                    delay = max(delay, min(exc.retry_after, BACKOFF_CAP))
+            attempt += 1
+            await asyncio.sleep(delay)
+
+    async def _attempt(self, session: aiohttp.ClientSession, payload: bytes, probing: bool) -> str:
+        import aiohttp
+
+        url = self._chat_url
+        self.http_requests += 1
+        try:
+            async with session.post(url, data=payload) as resp:
+                status = resp.status
+                raw = await resp.read()
+                retry_after = resp.headers.get("Retry-After") if status == 429 else None
+        except TimeoutError:
+            raise RequestFailed(f"timeout after {self.timeout} s", retryable=True) from None
+        except aiohttp.ClientError as exc:
+            raise RequestFailed(_connect_error(exc, url), retryable=True) from None
+        if 200 <= status < 300:
+            try:
+                content = json.loads(raw)["choices"][0]["message"]["content"]
+            except ValueError:
+                snippet = _error_text(raw)[:200]
+                raise RequestFailed(
+                    f"unparsable response body (HTTP {status}): {snippet}", retryable=True
+                ) from None
+            except (KeyError, IndexError, TypeError):
+                snippet = _error_text(raw)[:200]
+                raise RequestFailed(
+                    f"no choices[0].message.content in the response: {snippet}", retryable=True
+                ) from None
+            if content is None:
+                raise RequestFailed("the server returned no message content", retryable=True)
+            return content if isinstance(content, str) else str(content)
+        message = _error_text(raw)
+        if (
+            probing
+            and (400 <= status < 500 or status in (500, 501))
+            and status not in (408, 429)
+            and any(w in message.lower() for w in _FORMAT_WORDS)
         ):
-            with attempt:
-                await self.limiter.wait()
-                # The client's generic POST skips the SDK's per-field transform of the request and
-                # its pydantic model of the reply, which dominate CPU at high concurrency.
-                body = await self.client.post("/chat/completions", body=kwargs, cast_to=dict)
-                content = _content(body)
-                if content is None:
-                    raise ValueError("the server returned no message content")
-                return content
-        raise AssertionError("unreachable")  # pragma: no cover
+            raise FormatRejected(f"HTTP {status}: {message[:200]}")
+        # llama-cpp-python's server answers HTTP 500 to a request that fails its validation
+        # ("1 validation error: {... 'loc': ('body', ...)"): as malformed as a 400, never retried.
+        invalid = status == 500 and "validation error" in message and "'loc': ('body'" in message
+        raise RequestFailed(
+            f"HTTP {status}: {message[:200]}",
+            retryable=(status in (408, 429) or status >= 500) and not invalid,
+            retry_after=_retry_after(retry_after),
+        )
