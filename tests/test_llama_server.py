@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import importlib.util
 import json
+import os
 import re
 import socket
 import subprocess
@@ -14,6 +15,8 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -38,8 +41,8 @@ def _free_port() -> int:
 @pytest.fixture(scope="module")
 def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     missing = [m for m in SERVER_MODULES if importlib.util.find_spec(m) is None]
-    if missing:
-        pytest.skip(f"llama-cpp-python[server] is not installed (missing {missing})")
+    if missing:  # installed by the dev extra: a missing module is a broken install, not a skip
+        pytest.fail(f"llama-cpp-python[server] is not installed (missing {missing})")
     model = embedded_model_path(default_cache_dir())
     port = _free_port()
     log_path = tmp_path_factory.mktemp("llama-server") / "server.log"
@@ -148,3 +151,63 @@ def test_bearer_token_is_accepted(server_url: str, monkeypatch: pytest.MonkeyPat
     [res] = asyncio.run(model.generate([_request(0, "はい", max_tokens=8)]))
     assert res.ok, res.error
     assert "sk-local-test" not in repr(vars(model))
+
+
+def _taiwa(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "taiwa", *args],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+
+
+def _summary(out: Path) -> dict[str, Any]:
+    return dict(json.loads((out / "summary.json").read_text(encoding="utf-8")))
+
+
+def test_cli_runs_against_the_real_server(server_url: str, tmp_path: Path) -> None:
+    """`taiwa run prompts` and `taiwa run da-response` with the system and the annotator both
+    `openai:` on llama_cpp.server: zero failed requests (issue: every da-response request
+    failed with HTTP 500, and the annotator's json_schema was retried 162 times for 3)."""
+    common = ["--base-url", server_url, "--cache-dir", str(tmp_path / "c"), "-q", "--limit", "3"]
+    r = _taiwa(
+        "run",
+        "prompts",
+        "-m",
+        "openai:demo",
+        "--max-tokens",
+        "32",
+        "--out",
+        str(tmp_path / "p"),
+        *common,
+    )
+    assert r.returncode == 0, r.stderr
+    [calls] = _summary(tmp_path / "p")["calls"]
+    assert (calls["requests"], calls["failures"]) == (3, 0)
+
+    r = _taiwa(
+        "run",
+        "da-response",
+        "-m",
+        "openai:demo",
+        "--annotator",
+        "openai:demo",
+        "--max-tokens",
+        "48",
+        "--max-failures",
+        "3",
+        "--out",
+        str(tmp_path / "d"),
+        *common,
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    s = _summary(tmp_path / "d")
+    by_role = {c["role"]: c for c in s["calls"]}
+    assert by_role["system"]["requests"] == 3 and by_role["system"]["failures"] == 0
+    annotator = by_role["annotator"]
+    assert annotator["failures"] == 0  # no request rejected: structured output was negotiated
+    assert 3 <= annotator["requests"] <= 9  # at most the 3 repair rounds, never a retry storm
+    assert s["failures"]["generate"] == 0
+    assert s["systems"]["openai:demo"]["scored"] + s["failures"]["annotate"] == 3
