@@ -36,11 +36,12 @@ def japanese_share(text: str) -> float:
 
 
 def score_reply(sample: PromptSample, upstream: Upstream) -> dict[str, Any]:
-    from taiwa.metrics import rouge_ja
-
+    """Length and Japanese share of the reply; ROUGE against the reference when there is one."""
     text = upstream["generate"]["text"] or ""
     row: dict[str, Any] = {"chars": len(text), "japanese_share": japanese_share(text)}
     if sample.reference is not None:
+        from taiwa.metrics.overlap import rouge_ja  # rouge-score and fugashi: only when needed
+
         row.update(rouge_ja(text, sample.reference).as_dict())
     return row
 
