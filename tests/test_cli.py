@@ -3,28 +3,16 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from cli import taiwa
 from taiwa.samples import sample_path
 
 GOLD = sample_path("da_response/gold.jsonl")
 PRED = sample_path("da_response/pred.jsonl")
 TAGS = sample_path("chitchat_da/replies.jsonl")
-
-
-def taiwa(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "taiwa", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, "COLUMNS": "200"},
-    )
 
 
 def test_score_wed_on_samples(tmp_path: Path) -> None:
@@ -140,10 +128,13 @@ def test_usage_error_exits_2() -> None:
 def test_demo_prints_tables(tmp_path: Path) -> None:
     r = taiwa("demo", "--out", str(tmp_path))
     assert r.returncode == 0, r.stderr
-    for title in ("da-response", "da-distribution", "ROUGE", "Table 1", "Representative examples"):
+    titles = ("da-response", "da-distribution", "ROUGE", "Table 1", "Representative examples")
+    for title in (*titles, "cohesion", "Pearson r"):
         assert title in r.stdout
     assert (tmp_path / "metrics" / "da_sequence.json").exists()
-    summary = json.loads(
-        (tmp_path / "da-response" / "demo" / "summary.json").read_text(encoding="utf-8")
-    )
-    assert summary["n"] == 12 and summary["annotator"] == "offline"
+    run_dir = tmp_path / "da-response" / "demo"
+    summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
+    assert summary["systems"]["demo"]["n"] == 12 and summary["status"] == "ok"
+    config = json.loads((run_dir / "config.json").read_text(encoding="utf-8"))
+    assert config["roles"] == {"annotator": "offline"}
+    assert (tmp_path / "cohesion" / "summary.json").exists()

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
@@ -15,6 +14,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
+from cli import taiwa
 from taiwa.benchmarks.prompts import METHOD as PROMPTS
 from taiwa.benchmarks.prompts.dataset import PromptSample
 from taiwa.errors import TaiwaError
@@ -23,17 +23,6 @@ from taiwa.harness.method import Results, Retry, Role, Row, Setup, StageBase, Su
 from taiwa.harness.runner import prepare, run
 from taiwa.harness.stages import GenerateStage
 from taiwa.models.types import ChatMessage, ChatRequest, ChatResponse, GenerationParams
-
-
-def taiwa(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "taiwa", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, "COLUMNS": "200"},
-    )
-
 
 # ---------------------------------------------------------------------------- a pairwise method
 

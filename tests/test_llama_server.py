@@ -7,7 +7,6 @@ import asyncio
 import contextlib
 import importlib.util
 import json
-import os
 import re
 import socket
 import subprocess
@@ -20,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from cli import taiwa
 from taiwa.models.cache import default_cache_dir
 from taiwa.models.embedded import embedded_model_path
 from taiwa.models.openai_compat import STRUCTURED_MODES, OpenAICompatModel
@@ -153,16 +153,6 @@ def test_bearer_token_is_accepted(server_url: str, monkeypatch: pytest.MonkeyPat
     assert "sk-local-test" not in repr(vars(model))
 
 
-def _taiwa(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "taiwa", *args],
-        capture_output=True,
-        text=True,
-        timeout=900,
-        env={**os.environ, "COLUMNS": "200"},
-    )
-
-
 def _summary(out: Path) -> dict[str, Any]:
     return dict(json.loads((out / "summary.json").read_text(encoding="utf-8")))
 
@@ -172,7 +162,7 @@ def test_cli_runs_against_the_real_server(server_url: str, tmp_path: Path) -> No
     `openai:` on llama_cpp.server: zero failed requests (issue: every da-response request
     failed with HTTP 500, and the annotator's json_schema was retried 162 times for 3)."""
     common = ["--base-url", server_url, "--cache-dir", str(tmp_path / "c"), "-q", "--limit", "3"]
-    r = _taiwa(
+    r = taiwa(
         "run",
         "prompts",
         "-m",
@@ -187,7 +177,7 @@ def test_cli_runs_against_the_real_server(server_url: str, tmp_path: Path) -> No
     [calls] = _summary(tmp_path / "p")["calls"]
     assert (calls["requests"], calls["failures"]) == (3, 0)
 
-    r = _taiwa(
+    r = taiwa(
         "run",
         "da-response",
         "-m",
