@@ -1,9 +1,9 @@
 """A response cache that wraps any :class:`ChatModel` (like lm-eval-harness's ``CachingLM``).
 
 Keys are SHA-256 hashes of (backend, model id, parameters, messages[, sample id for replay]).
-The store is SQLite in WAL mode; each finished response is committed at once, so a run killed
-at any point (SIGKILL included) loses at most the requests in flight, and a restart sends only
-those. Failed responses are not cached: they are retried next time.
+The store is SQLite in WAL mode; each finished response is committed by a writer thread within
+milliseconds, so a run killed at any point (SIGKILL included) loses at most the requests in
+flight, and a restart sends only those. Failed responses are not cached: they are retried next time.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from taiwa.errors import TaiwaError
 from taiwa.models.base import ChatModel, OnResponse
 from taiwa.models.types import ChatRequest, ChatResponse
 
@@ -27,37 +28,110 @@ def default_cache_dir() -> Path:
 
 
 class ResponseCache:
-    """SQLite key → reply text, safe across threads and processes."""
+    """SQLite key → reply text, safe across threads and processes.
 
-    def __init__(self, path: str | Path) -> None:
+    Writes never block the caller (the event loop): :meth:`put` queues the row and a writer
+    thread commits what has queued up, one transaction at a time, within milliseconds. When
+    another process holds the write lock, the writer waits and retries (``lock_budget``
+    seconds, then the error is raised by :meth:`close`, naming the file). :meth:`get` sees
+    queued rows too."""
+
+    def __init__(self, path: str | Path, *, lock_budget: float = 600.0) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.lock_budget = lock_budget
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(
-            self.path, timeout=60, check_same_thread=False, isolation_level=None
-        )
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db = self._connect()
         self._db.execute(
             "CREATE TABLE IF NOT EXISTS responses"
             " (key TEXT PRIMARY KEY, text TEXT NOT NULL, created REAL)"
         )
+        self._pending: dict[str, tuple[str, float]] = {}
+        self._wake = threading.Condition(self._lock)
+        self._closing = False
+        self._error: BaseException | None = None
+        self._writer = threading.Thread(target=self._write_loop, name="taiwa-cache", daemon=True)
+        self._writer.start()
+
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, timeout=5, check_same_thread=False, isolation_level=None)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        return db
 
     def get(self, key: str) -> str | None:
         with self._lock:
+            if key in self._pending:
+                return self._pending[key][0]
             row = self._db.execute("SELECT text FROM responses WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
 
     def put(self, key: str, text: str) -> None:
-        with self._lock:
-            self._db.execute(
-                "INSERT OR REPLACE INTO responses (key, text, created) VALUES (?, ?, ?)",
-                (key, text, time.time()),
-            )
+        with self._wake:
+            self._pending[key] = (text, time.time())
+            self._wake.notify()
+
+    def _write_loop(self) -> None:
+        db = self._connect()
+        try:
+            while True:
+                with self._wake:
+                    while not self._pending and not self._closing:
+                        self._wake.wait()
+                    if not self._pending:
+                        return
+                    batch = dict(self._pending)
+                self._commit(db, batch)
+                with self._wake:
+                    for k, v in batch.items():
+                        if self._pending.get(k) == v:
+                            del self._pending[k]
+                    self._wake.notify_all()
+        except BaseException as exc:  # surfaced by close(); the run's outputs still get written
+            with self._wake:
+                self._error = exc
+                self._wake.notify_all()
+        finally:
+            db.close()
+
+    def _commit(self, db: sqlite3.Connection, batch: dict[str, tuple[str, float]]) -> None:
+        rows = [(k, t, c) for k, (t, c) in batch.items()]
+        deadline = time.monotonic() + self.lock_budget
+        delay = 0.05
+        while True:
+            try:
+                db.execute("BEGIN IMMEDIATE")
+                db.executemany(
+                    "INSERT OR REPLACE INTO responses (key, text, created) VALUES (?, ?, ?)", rows
+                )
+                db.execute("COMMIT")
+                return
+            except sqlite3.OperationalError as exc:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise TaiwaError(
+                        f"response cache {self.path}: {exc} (another process has held it for "
+                        f"over {self.lock_budget:.0f} s?)"
+                    ) from None
+                time.sleep(delay)
+                delay = min(delay * 2, 2.0)
+
+    def flush(self) -> None:
+        """Wait until every queued row is committed."""
+        with self._wake:
+            while self._pending and self._error is None and self._writer.is_alive():
+                self._wake.wait(0.5)
 
     def close(self) -> None:
+        with self._wake:
+            self._closing = True
+            self._wake.notify_all()
+        self._writer.join()
         with self._lock:
             self._db.close()
+        if self._error is not None:
+            raise self._error
 
 
 class CachingModel:
