@@ -144,7 +144,7 @@ class CohesionMethod:
         title = (
             f"cohesion ({a['resource']}, d={a['distance']}, conditions {','.join(a['conditions'])})"
         )
-        out: list[Any] = [shares_table(summary, title)]
+        out: list[Any] = shares_table(summary, title)
         if any("precision" in b for b in summary["systems"].values()):
             out.append(agreement_table(summary))
         out += correlation_lines(a)

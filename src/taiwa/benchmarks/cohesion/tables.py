@@ -11,13 +11,17 @@ from rich.table import Table
 from taiwa.tables import ci_cell, clip
 
 
-def shares_table(summary: Mapping[str, Any], title: str) -> Table:
-    """Per system: the cohesive share of agent utterances (pooled, Table 3's 評価値), the mean
-    of the per-dialogue shares, and the share for which each condition holds, each with n."""
+def shares_table(summary: Mapping[str, Any], title: str) -> list[Table]:
+    """Per system: the cohesive share of agent utterances (pooled, Table 3's 評価値) and the mean
+    of the per-dialogue shares, each with n; then the share for which each condition holds."""
     t = Table(title=title, title_justify="left")
     t.add_column("system", no_wrap=True)
-    for name in ("utt.", "cohesive", "dlg.", "dlg. mean", "(a)", "(b)", "(c)"):
+    for name in ("utterances", "cohesive", "dialogues", "dialogue mean"):
         t.add_column(name, justify="right", no_wrap=True)
+    c = Table(title="Share of agent utterances where each condition holds", title_justify="left")
+    c.add_column("system", no_wrap=True)
+    for name in ("(a) prior", "(b) posterior", "(c) prior × posterior"):
+        c.add_column(name, justify="right", no_wrap=True)
     for system, e in summary["systems"].items():
         cond = e.get("conditions", {})
         t.add_row(
@@ -26,14 +30,13 @@ def shares_table(summary: Mapping[str, Any], title: str) -> Table:
             ci_cell(e["cohesive_share"], 2),
             str(e.get("dialogue_mean", {}).get("n", "–")),
             ci_cell(e.get("dialogue_mean"), 2),
-            *(ci_cell(cond.get(c), 2) for c in "abc"),
         )
+        c.add_row(system, *(ci_cell(cond.get(k), 2) for k in "abc"))
     t.caption = (
-        "utt.: agent utterances; cohesive: their pooled cohesive share (評価値); dlg. mean: mean "
-        "of per-dialogue shares over dlg. dialogues; (a)/(b)/(c): share where that condition "
-        "holds; 95 % bootstrap CIs below"
+        "cohesive: pooled share of agent utterances judged cohesive (評価値); dialogue mean: "
+        "mean of the per-dialogue shares; 95 % bootstrap CIs below"
     )
-    return t
+    return [t, c]
 
 
 def agreement_table(summary: Mapping[str, Any]) -> Table:
