@@ -10,21 +10,31 @@ An utterance x_i is cohesive when at least one condition holds, each within dist
 one of them is a human's (never agent–agent, so a fixed script cannot score itself). Besides
 associated pairs of distinct words, the same content word in both utterances counts
 (reiteration, the first kind of lexical cohesion; DESIGN.md); ``strict=True`` keeps pairs only.
+
+The seed counts an utterance cohesive when any of (a)–(c) holds; ``conditions`` selects a subset
+(the verdict still lists every condition that holds, so per-condition shares can be reported).
+
+φ is worked out once per dialogue for every pair of utterances within ``d`` (seed 003 Fig. 1),
+word by word: each lemma links the utterances it occurs in, and each associated pair of the
+dialogue's distinct content words (listed by the resource, or read off its matrix) links the
+utterances of its two words; associations are sparse, so this is much cheaper than a loop over
+pairs of utterances and their pairs of words.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
-import numpy as np
-
-from taiwa.resources.association import AssociationResource, Word
+from taiwa.resources.association import AssociationResource, Word, associated_pairs
 
 HUMAN_ROLES = frozenset({"human", "user"})
 
+CONDITIONS = ("a", "b", "c")
+"""The seed's three conditions (§2.3): (a) prior, (b) posterior, (c) prior × posterior."""
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, slots=True)
 class Link:
     """Why two utterances are cohesive: the words that fired and how."""
 
@@ -36,9 +46,13 @@ class Link:
     score: float
 
 
-@dataclass
+@dataclass(slots=True)
 class Verdict:
-    """The cohesion verdict of one utterance, with the conditions that hold and their evidence."""
+    """The cohesion verdict of one utterance, with the conditions that hold and their evidence.
+
+    ``conditions`` lists every condition that holds (in the order a, b, c) and ``links`` their
+    evidence in the same order; ``cohesive`` is whether one of the *selected* conditions holds.
+    """
 
     index: int
     role: str
@@ -47,23 +61,79 @@ class Verdict:
     links: list[Link] = field(default_factory=list)
 
 
-def _first_link(
-    ia: list[int],
-    ib: list[int],
-    assoc: np.ndarray,
-    score: np.ndarray,
-    lemmas: list[str],
-    strict: bool,
-) -> tuple[str, str, str, float] | None:
-    best: tuple[str, str, str, float] | None = None
-    for u in ia:
-        for v in ib:
-            if u == v:
-                if not strict:
-                    return lemmas[u], lemmas[v], "reiteration", 1.0
-            elif assoc[u, v] and (best is None or score[u, v] > best[3]):
-                best = (lemmas[u], lemmas[v], "association", float(score[u, v]))
-    return best
+def check_conditions(conditions: Collection[str]) -> frozenset[str]:
+    """The selected conditions as a set; a non-empty subset of a, b, c (seed 003 §2.3)."""
+    if isinstance(conditions, str):
+        conditions = list(conditions)
+    chosen = frozenset(conditions)
+    unknown = sorted(chosen - set(CONDITIONS))
+    if unknown or not chosen:
+        raise ValueError(
+            f"conditions must be a non-empty subset of a, b, c; got {sorted(conditions)!r}"
+        )
+    return chosen
+
+
+def _vocabulary(words: Sequence[Sequence[Word]]) -> tuple[list[Word], list[list[int]]]:
+    """Distinct lemmas in order of first appearance (their first form), and for each the
+    utterances it occurs in (ascending)."""
+    vocab: dict[str, int] = {}
+    forms: list[Word] = []
+    places: list[list[int]] = []
+    for i, ws in enumerate(words):
+        for w in ws:
+            k = vocab.get(w.lemma)
+            if k is None:
+                vocab[w.lemma] = len(forms)
+                forms.append(w)
+                places.append([i])
+            elif places[k][-1] != i:
+                places[k].append(i)
+    return forms, places
+
+
+def links_within(
+    roles: Sequence[str],
+    words: Sequence[Sequence[Word]],
+    resource: AssociationResource,
+    *,
+    d: int = 3,
+    strict: bool = False,
+) -> dict[tuple[int, int], Link]:
+    """φ of seed 003 §2.3 for every pair of utterances ``a < b`` with ``b − a ≤ d``: the pairs
+    where φ = 1 (at least one of the two is a human's), in order, each with its evidence.
+
+    The evidence is the first shared lemma (in order of first appearance in the dialogue) when
+    reiteration counts, else the associated pair with the highest score (on ties the first, in
+    the same order, by the word of ``a`` and then the word of ``b``). Worked out word by word:
+    a lemma links the utterances it occurs in, an associated pair the utterances of its words.
+    """
+    forms, places = _vocabulary(words)
+    if not forms:
+        return {}
+    human = [r in HUMAN_ROLES for r in roles]
+    lemmas = [w.lemma for w in forms]
+    fired: dict[tuple[int, int], Link] = {}
+    if not strict:
+        for u, at in enumerate(places):  # in order of u: the first shared lemma wins
+            for x in range(len(at) - 1):
+                a = at[x]
+                for b in at[x + 1 :]:
+                    if b - a > d:
+                        break
+                    if (human[a] or human[b]) and (a, b) not in fired:
+                        fired[(a, b)] = Link(a, b, lemmas[u], lemmas[u], "reiteration", 1.0)
+    best: dict[tuple[int, int], tuple[int, int, float]] = {}
+    for u, v, s in associated_pairs(resource, forms):  # sorted by u, then v
+        for a in places[u]:
+            for b in places[v]:
+                if a < b <= a + d and (human[a] or human[b]) and (a, b) not in fired:
+                    seen = best.get((a, b))
+                    if seen is None or s > seen[2]:
+                        best[(a, b)] = (u, v, s)
+    for (a, b), (u, v, s) in best.items():
+        fired[(a, b)] = Link(a, b, lemmas[u], lemmas[v], "association", float(s))
+    return dict(sorted(fired.items()))
 
 
 def cohesive_utterances(
@@ -73,57 +143,45 @@ def cohesive_utterances(
     *,
     d: int = 3,
     strict: bool = False,
+    conditions: Collection[str] = CONDITIONS,
 ) -> list[Verdict]:
-    """Per-utterance verdicts for one dialogue (seed 003 §2.3).
+    """Per-utterance verdicts for one dialogue (seed 003 §2.3, eqs. 2–4).
 
     ``roles[i]`` is ``human``/``user`` or ``agent``/``system``; ``words[i]`` are the content words
-    of utterance ``i``. Every utterance gets a verdict; the seed evaluates the agent's.
+    of utterance ``i``. Every utterance gets a verdict; the seed evaluates the agent's. An
+    utterance is ``cohesive`` when one of the selected ``conditions`` holds (the seed: any).
     """
     if len(roles) != len(words):
         raise ValueError(f"{len(roles)} roles but {len(words)} word lists")
     if d < 1:
         raise ValueError(f"d must be >= 1, got {d}")
-    vocab: dict[str, int] = {}
-    forms: list[Word] = []
-    index_lists: list[list[int]] = []
-    for ws in words:
-        idx = []
-        for w in ws:
-            if w.lemma not in vocab:
-                vocab[w.lemma] = len(forms)
-                forms.append(w)
-            idx.append(vocab[w.lemma])
-        index_lists.append(sorted(set(idx)))
-    assoc, score = (
-        resource.association_matrix(forms) if forms else (np.zeros((0, 0), bool), np.zeros((0, 0)))
-    )
-    lemmas = [w.lemma for w in forms]
-    human = [r in HUMAN_ROLES for r in roles]
+    selected = check_conditions(conditions)
+    fired = links_within(roles, words, resource, d=d, strict=strict)
     n = len(roles)
-    phi: dict[tuple[int, int], Link | None] = {}
-    for a in range(n):
-        for b in range(a + 1, min(n, a + d + 1)):
-            link = None
-            if human[a] or human[b]:
-                hit = _first_link(index_lists[a], index_lists[b], assoc, score, lemmas, strict)
-                if hit is not None:
-                    link = Link(a, b, *hit)
-            phi[(a, b)] = link
+    # φ(x_a, x_b) = 1 (a < b) is evidence for (a) of b, (b) of a and (c) of every utterance
+    # strictly between them; visiting the pairs by a, then b, keeps each list in the order of
+    # eqs. 2–4 (prior j ascending; posterior k ascending; spanning j, then k ascending)
+    prior: dict[int, list[Link]] = {}
+    posterior: dict[int, list[Link]] = {}
+    spanning: dict[int, list[Link]] = {}
+    for (a, b), link in fired.items():
+        prior.setdefault(b, []).append(link)
+        posterior.setdefault(a, []).append(link)
+        for i in range(a + 1, b):
+            spanning.setdefault(i, []).append(link)
+    none: list[Link] = []
     verdicts = []
     for i in range(n):
-        v = Verdict(i, roles[i], False)
-        prior = [phi[(j, i)] for j in range(max(0, i - d), i)]
-        posterior = [phi[(i, k)] for k in range(i + 1, min(n, i + d + 1))]
-        spanning = [
-            phi[(j, k)]
-            for j in range(max(0, i - d + 1), i)
-            for k in range(i + 1, min(n, j + d + 1))
-        ]
-        for name, links in (("a", prior), ("b", posterior), ("c", spanning)):
-            fired = [link for link in links if link is not None]
-            if fired:
-                v.conditions.append(name)
-                v.links.extend(fired)
-        v.cohesive = bool(v.conditions)
-        verdicts.append(v)
+        p, q, r = prior.get(i, none), posterior.get(i, none), spanning.get(i, none)
+        if not (p or q or r):
+            verdicts.append(Verdict(i, roles[i], False, [], []))
+            continue
+        names: list[str] = []
+        if p:
+            names.append("a")
+        if q:
+            names.append("b")
+        if r:
+            names.append("c")
+        verdicts.append(Verdict(i, roles[i], not selected.isdisjoint(names), names, p + q + r))
     return verdicts

@@ -28,3 +28,23 @@ class PairTableResource:
                 if value is not None:
                     score[i, j] = score[j, i] = value
         return score > 0, score
+
+    def associated_pairs(self, words: Sequence[Word]) -> list[tuple[int, int, float]]:
+        """``(i, j, λ)`` for every ``i != j`` whose lemmas form a pair with λ > 0, sorted by
+        ``i`` then ``j`` (the associated entries of :meth:`association_matrix`)."""
+        where: dict[str, list[int]] = {}
+        for i, w in enumerate(words):
+            where.setdefault(w.lemma, []).append(i)
+        out: list[tuple[int, int, float]] = []
+        for i, w in enumerate(words):
+            found: list[tuple[int, float]] = []
+            partners = self.pairs.partners(w.lemma)
+            for partner in partners if len(partners) <= len(where) else where:
+                js = where.get(partner) if partner in partners else None
+                if js:
+                    llr = self.pairs.llr(w.lemma, partner)
+                    if llr is not None and llr > 0:
+                        found.extend((j, llr) for j in js)
+            found.sort()
+            out.extend((i, j, s) for j, s in found)
+        return out

@@ -4,14 +4,21 @@ The vectors ship inside the ``ja-ginza`` wheel (``vocab/vectors``: a NumPy array
 ``vocab/key2row``: msgpack, spaCy's MurmurHash64A (seed 1) of Sudachi normalized forms → row).
 They are read with numpy + msgpack (spaCy is not needed) in well under a second. Two content
 words are associated when the cosine similarity of their vectors is at least ``threshold``
-(calibrated as documented in :mod:`taiwa.resources.calibration`). A word is looked up by its
-normalised form first (closest to Sudachi's), then by its lemma; a word with no vector is
+(calibrated as documented in :mod:`taiwa.benchmarks.cohesion.calibration`). A word is looked up
+by its normalised form first (closest to Sudachi's), then by its lemma; a word with no vector is
 associated with nothing.
+
+A cosine is the float64 dot product of the two float32 unit vectors, rounded to float32: the
+same value for a pair of words whatever else is in the dialogue (a float32 BLAS product's last
+bit depends on the matrix layout and the number of BLAS threads). The scorer's fast path,
+:meth:`GinzaVectors.associated_pairs`, keeps each vector row's associated rows among the rows
+met so far, so a dialogue costs dictionary look-ups instead of a matrix product.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import threading
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
@@ -24,8 +31,8 @@ from taiwa.resources.association import Word
 from taiwa.resources.murmurhash import hash_string
 
 DEFAULT_THRESHOLD = 0.7
-"""Cosine threshold of the default resource, from :mod:`taiwa.resources.calibration` on the
-bundled labelled dialogues (30 dialogues, 245 labelled agent utterances): separation of real
+"""Cosine threshold of the default resource, from :mod:`taiwa.benchmarks.cohesion.calibration`
+on the bundled labelled dialogues (30 dialogues, 245 labelled agent utterances): separation of real
 from spliced dialogues rises from 0.55 (θ = 0.3) and 0.75 (θ = 0.5) to 0.98 at θ = 0.7 and stays
 there up to 0.8, while F1 against the human labels falls slowly (0.83 → 0.78 at 0.7); 0.7 is the
 smallest threshold with the best separation. Reproduce with ``taiwa build calibrate-cohesion``."""
@@ -56,6 +63,11 @@ def _load(vocab_dir: Path) -> tuple[dict[int, int], np.ndarray]:
     return key2row, vectors / np.where(norms > 0, norms, 1.0)
 
 
+MAX_NEIGHBOURS = 64
+"""Mean associated rows per row above which :meth:`GinzaVectors.associated_pairs` stops keeping
+neighbour lists (a very low threshold) and works from each dialogue's matrix instead."""
+
+
 class GinzaVectors:
     """Cosine similarity of ja-ginza word vectors, thresholded."""
 
@@ -65,7 +77,17 @@ class GinzaVectors:
         self.threshold = threshold
         self.key2row, self.unit_vectors = _load(vocab_dir or ginza_vocab_dir())
         self.name = f"ginza-vectors(cos>={threshold:g})"
+        self._cut = np.float32(threshold)  # cosines are float32: compared as float32
         self._rows: dict[tuple[str, str], int] = {}
+        # rows met so far (their float64 vectors in a growing buffer): each one's cosine with
+        # itself, and its *other* rows at cosine >= threshold (only for rows that have some)
+        self._lock = threading.Lock()
+        self._own: dict[int, float] = {}
+        self._others: dict[int, dict[int, float]] = {}
+        self._seen = np.empty(0, dtype=np.int64)
+        self._seen_vectors = np.empty((0, self.unit_vectors.shape[1]))
+        self._n_links = 0
+        self._dense = False
 
     def row(self, word: Word) -> int:
         """The vector row of ``word`` (-1 when it has none)."""
@@ -81,11 +103,105 @@ class GinzaVectors:
             self._rows[key] = row
         return row
 
+    def cosines(self, rows_a: np.ndarray, rows_b: np.ndarray) -> np.ndarray:
+        """Cosines (float32) of the vector rows ``rows_a`` × ``rows_b``."""
+        a = self.unit_vectors[rows_a].astype(np.float64)
+        b = self.unit_vectors[rows_b].astype(np.float64)
+        out: np.ndarray = (a @ b.T).astype(np.float32)
+        return out
+
     def association_matrix(self, words: Sequence[Word]) -> tuple[np.ndarray, np.ndarray]:
         rows = np.array([self.row(w) for w in words], dtype=np.int64)
         has = rows >= 0
-        emb = self.unit_vectors[np.where(has, rows, 0)]
-        score = emb @ emb.T
+        safe = np.where(has, rows, 0)
+        score = self.cosines(safe, safe)
         score[~has, :] = 0.0
         score[:, ~has] = 0.0
-        return score >= self.threshold, score
+        return score >= self._cut, score
+
+    def _learn(self, new: list[int]) -> None:
+        """Neighbours of the rows ``new`` (not met before) among every row met."""
+        rows = np.array(new, dtype=np.int64)
+        vectors = self.unit_vectors[rows].astype(np.float64)
+        n_old, n_all = len(self._seen), len(self._seen) + len(rows)
+        if n_all > len(self._seen_vectors):
+            grown = np.empty((max(2 * len(self._seen_vectors), n_all, 256), vectors.shape[1]))
+            grown[:n_old] = self._seen_vectors[:n_old]
+            self._seen_vectors = grown
+        self._seen_vectors[n_old:n_all] = vectors
+        self._seen = seen = np.concatenate([self._seen, rows])
+        score = (vectors @ self._seen_vectors[:n_all].T).astype(np.float32)
+        own = score[np.arange(len(rows)), n_old + np.arange(len(rows))]
+        self._own.update(zip(new, own.tolist(), strict=True))
+        hit_new, hit_seen = np.nonzero(score >= self._cut)
+        others = self._others
+        for p, q, s in zip(
+            hit_new.tolist(), hit_seen.tolist(), score[hit_new, hit_seen].tolist(), strict=True
+        ):
+            a, b = new[p], int(seen[q])
+            if a != b:
+                self._n_links += (b not in others.get(a, ())) + (a not in others.get(b, ()))
+                others.setdefault(a, {})[b] = s
+                others.setdefault(b, {})[a] = s
+        if self._n_links > MAX_NEIGHBOURS * n_all:
+            self._dense = True
+            self._others = {}
+
+    def associated_pairs(self, words: Sequence[Word]) -> list[tuple[int, int, float]]:
+        """``(i, j, cosine)`` for every ``i != j`` at cosine >= threshold, sorted by ``i``
+        then ``j``: the associated entries of :meth:`association_matrix`, without the matrix."""
+        cached = self._rows.get
+        maybe = [cached((w.lemma, w.norm)) for w in words]
+        rows: list[int] = [
+            self.row(w) if r is None else r for r, w in zip(maybe, words, strict=True)
+        ]
+        present = set(rows)
+        present.discard(-1)
+        if not present:
+            return []
+        with self._lock:
+            if not self._dense:
+                new = present.difference(self._own)
+                if new:
+                    self._learn(sorted(new))
+            if self._dense:
+                return _pairs_of(*self.association_matrix(words))
+            others = self._others
+            linked = {r for r in present if r in others}  # not present & others: O(others)
+            # several words on one row (two lemmas, one normalised form) are associated too
+            shared = len(rows) - rows.count(-1) > len(present)
+            if not linked and not shared:
+                return []  # the usual case at the default threshold
+            where: dict[int, list[int]] = {}
+            for i, r in enumerate(rows):
+                if r >= 0:
+                    where.setdefault(r, []).append(i)
+            cut = float(self._cut)
+            heads = set(linked)
+            if shared:
+                heads.update(r for r, js in where.items() if len(js) > 1)
+            out: list[tuple[int, int, float]] = []
+            for i in sorted(i for r in heads for i in where[r]):
+                r = rows[i]
+                found: list[tuple[int, float]] = []
+                own = self._own[r]
+                if own >= cut and len(where[r]) > 1:
+                    found += [(j, own) for j in where[r] if j != i]
+                near = others.get(r)
+                if near:
+                    pairs = (
+                        near.items()
+                        if len(near) <= len(where)
+                        else [(r2, near[r2]) for r2 in where if r2 in near]
+                    )
+                    found += [(j, c) for r2, c in pairs if r2 in where for j in where[r2]]
+                found.sort()
+                out += [(i, j, c) for j, c in found]
+            return out
+
+
+def _pairs_of(assoc: np.ndarray, score: np.ndarray) -> list[tuple[int, int, float]]:
+    iu, iv = np.nonzero(assoc)
+    keep = iu != iv
+    iu, iv = iu[keep], iv[keep]
+    return list(zip(iu.tolist(), iv.tolist(), score[iu, iv].tolist(), strict=True))

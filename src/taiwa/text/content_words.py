@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Sequence
+from functools import cache
+from typing import TypeVar
 
 from taiwa.text.tokenizer import MorphAnalyzer, Token, default_tokenizer
+
+T = TypeVar("T")
 
 CONTENT_POS = frozenset({"名詞", "動詞", "形容詞"})
 
@@ -51,9 +55,10 @@ DEFAULT_STOPWORDS = frozenset(
 
 def is_content(token: Token, stopwords: Collection[str] = DEFAULT_STOPWORDS) -> bool:
     """Whether ``token`` is a content word: noun (not a numeral), verb or adjective, not stopped."""
-    if token.pos1 not in CONTENT_POS or token.lemma in stopwords:
+    pos = token.pos
+    if not pos or pos[0] not in CONTENT_POS or token.lemma in stopwords:
         return False
-    return not (token.pos1 == "名詞" and len(token.pos) > 1 and token.pos[1] == "数詞")
+    return not (pos[0] == "名詞" and len(pos) > 1 and pos[1] == "数詞")
 
 
 def content_words(
@@ -65,3 +70,47 @@ def content_words(
     """The content-word lemmas of ``text`` in order (repeats kept)."""
     tok = analyzer or default_tokenizer()
     return [t.lemma for t in tok.analyze(text) if is_content(t, stopwords)]
+
+
+def content_tokens_many(
+    texts: Sequence[str],
+    *,
+    analyzer: MorphAnalyzer | None = None,
+    stopwords: Collection[str] = DEFAULT_STOPWORDS,
+) -> list[list[Token]]:
+    """The content-word tokens of each text, in order (seed 003 §2.2): ``is_content`` applied
+    to ``analyze(text)``, in one call per dialogue when the analyzer has ``map_many`` (the
+    default one, which never builds tokens for the other parts of speech)."""
+    return content_many(texts, content_filter(frozenset(stopwords)), analyzer=analyzer)
+
+
+def content_many(
+    texts: Sequence[str],
+    fn: Callable[[Token], T | None],
+    *,
+    analyzer: MorphAnalyzer | None = None,
+) -> list[list[T]]:
+    """For each text, ``fn(token)`` of its nouns, verbs and adjectives, leaving out ``None``.
+    ``fn`` must be pure (the default analyzer keeps its results per distinct morpheme); pass
+    the same function object each time, e.g. one made by :func:`content_filter`."""
+    tok = analyzer or default_tokenizer()
+    many = getattr(tok, "map_many", None)
+    if many is not None:
+        mapped: list[list[T]] = many(texts, CONTENT_POS, fn)
+        return mapped
+    return [
+        [y for t in tok.analyze(text) if t.pos1 in CONTENT_POS and (y := fn(t)) is not None]
+        for text in texts
+    ]
+
+
+@cache
+def content_filter(
+    stopwords: frozenset[str] = DEFAULT_STOPWORDS,
+) -> Callable[[Token], Token | None]:
+    """The token itself if it is a content word (``is_content`` with ``stopwords``), else None."""
+
+    def keep(token: Token) -> Token | None:
+        return token if is_content(token, stopwords) else None
+
+    return keep

@@ -18,8 +18,10 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from taiwa.cohesion_eval import AGENT_ROLES, score_dialogues
+from taiwa.benchmarks.cohesion.dataset import AGENT_ROLES
+from taiwa.benchmarks.cohesion.scoring import score_dialogues
 from taiwa.resources.vectors import GinzaVectors
 from taiwa.schema import Dialogue
 
@@ -45,13 +47,16 @@ def splice(dialogues: Sequence[Dialogue], seed: int = 0) -> list[Dialogue]:
     return out
 
 
-def _shares(rows: Sequence[dict[str, object]]) -> dict[str, float]:
+def _shares(rows: Sequence[dict[str, Any]]) -> dict[str, float]:
+    """Per dialogue (spliced copies under their original id): the cohesive share of its agent
+    utterances."""
     totals: dict[str, list[int]] = {}
     for r in rows:
-        if r["role"] in AGENT_ROLES:
-            t = totals.setdefault(str(r["dialogue_id"]).split("#")[0], [0, 0])
-            t[0] += bool(r["cohesive"])
-            t[1] += 1
+        for u in r["utterances"]:
+            if u["role"] in AGENT_ROLES:
+                t = totals.setdefault(str(r["id"]).split("#")[0], [0, 0])
+                t[0] += bool(u["cohesive"])
+                t[1] += 1
     return {k: a / n for k, (a, n) in totals.items() if n}
 
 
@@ -80,7 +85,12 @@ def calibrate(
             for k in real
             if k in fake
         ]
-        labelled = [r for r in real_rows if r["role"] in AGENT_ROLES and "correct" in r]
+        labelled = [
+            u
+            for r in real_rows
+            for u in r["utterances"]
+            if u["role"] in AGENT_ROLES and "correct" in u
+        ]
         a = sum(1 for r in labelled if r["cohesive"] and r["correct"])
         b = sum(1 for r in labelled if r["cohesive"])
         c = sum(1 for r in labelled if r["correct"])
