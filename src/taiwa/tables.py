@@ -33,13 +33,13 @@ def systems_table(
 ) -> Table:
     """One row per system of a run summary: n and each metric's estimate with its CI."""
     t = Table(title=title, title_justify="left", caption=caption or None)
-    t.add_column("system", no_wrap=True)
-    t.add_column("n", justify="right")
+    t.add_column("system", no_wrap=True, max_width=16, overflow="ellipsis")
+    t.add_column("n", justify="right", no_wrap=True, min_width=3)
     for label in metrics.values():
-        t.add_column(label, justify="right", no_wrap=True)
+        t.add_column(label, justify="right")
     for system, block in summary["systems"].items():
         n = f"{block.get('scored', '–')}/{block.get('n', '–')}"
-        t.add_row(system, n, *(ci_cell(block.get(k)) for k in metrics))
+        t.add_row(system, n, *(ci_cell(block.get(k), 2) for k in metrics))
     return t
 
 

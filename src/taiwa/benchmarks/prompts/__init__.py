@@ -97,7 +97,14 @@ class PromptsMethod:
         return [systems_table(summary, "prompts", METRICS, "mean [95 % bootstrap CI]")]
 
     def demo(self, console: Any, out: Path) -> None:
-        """Nothing: the other methods' demos exercise the same harness."""
+        """Two baselines and the references themselves (``human``) on the bundled prompts."""
+        from taiwa.harness.config import RunConfig
+        from taiwa.harness.runner import run
+
+        systems = ["builtin:parrot", "builtin:eliza", "human"]
+        cfg = RunConfig(method=self.name, models=systems, out=out / "prompts")
+        for table in self.tables(run(cfg, method=self, show_progress=False).summary):
+            console.print(table)
 
 
 METHOD = PromptsMethod()
