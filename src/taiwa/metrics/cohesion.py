@@ -103,11 +103,15 @@ def links_within(
     """φ of seed 003 §2.3 for every pair of utterances ``a < b`` with ``b − a ≤ d``: the pairs
     where φ = 1 (at least one of the two is a human's), in order, each with its evidence.
 
-    The evidence is the first shared lemma (in order of first appearance in the dialogue) when
-    reiteration counts, else the associated pair with the highest score (on ties the first, in
-    the same order, by the word of ``a`` and then the word of ``b``). Worked out word by word:
-    a lemma links the utterances it occurs in, an associated pair the utterances of its words.
+    The evidence is the first shared lemma (lemmas in order of first appearance in the dialogue)
+    when reiteration counts, else the associated pair with the highest score, ties going to the
+    first in that order (by the word of ``a``, then by the word of ``b``). Worked out word by
+    word: a lemma links the utterances it occurs in, an associated pair those of its two words.
     """
+    if len(roles) != len(words):
+        raise ValueError(f"{len(roles)} roles but {len(words)} word lists")
+    if d < 1:
+        raise ValueError(f"d must be >= 1, got {d}")
     forms, places = _vocabulary(words)
     if not forms:
         return {}
@@ -151,10 +155,6 @@ def cohesive_utterances(
     of utterance ``i``. Every utterance gets a verdict; the seed evaluates the agent's. An
     utterance is ``cohesive`` when one of the selected ``conditions`` holds (the seed: any).
     """
-    if len(roles) != len(words):
-        raise ValueError(f"{len(roles)} roles but {len(words)} word lists")
-    if d < 1:
-        raise ValueError(f"d must be >= 1, got {d}")
     selected = check_conditions(conditions)
     fired = links_within(roles, words, resource, d=d, strict=strict)
     n = len(roles)

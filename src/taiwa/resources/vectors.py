@@ -105,10 +105,10 @@ class GinzaVectors:
 
     def cosines(self, rows_a: np.ndarray, rows_b: np.ndarray) -> np.ndarray:
         """Cosines (float32) of the vector rows ``rows_a`` × ``rows_b``."""
-        a = self.unit_vectors[rows_a].astype(np.float64)
-        b = self.unit_vectors[rows_b].astype(np.float64)
-        out: np.ndarray = (a @ b.T).astype(np.float32)
-        return out
+        return _products(
+            self.unit_vectors[rows_a].astype(np.float64),
+            self.unit_vectors[rows_b].astype(np.float64),
+        )
 
     def association_matrix(self, words: Sequence[Word]) -> tuple[np.ndarray, np.ndarray]:
         rows = np.array([self.row(w) for w in words], dtype=np.int64)
@@ -130,7 +130,7 @@ class GinzaVectors:
             self._seen_vectors = grown
         self._seen_vectors[n_old:n_all] = vectors
         self._seen = seen = np.concatenate([self._seen, rows])
-        score = (vectors @ self._seen_vectors[:n_all].T).astype(np.float32)
+        score = _products(vectors, self._seen_vectors[:n_all])
         own = score[np.arange(len(rows)), n_old + np.arange(len(rows))]
         self._own.update(zip(new, own.tolist(), strict=True))
         hit_new, hit_seen = np.nonzero(score >= self._cut)
@@ -151,10 +151,9 @@ class GinzaVectors:
         """``(i, j, cosine)`` for every ``i != j`` at cosine >= threshold, sorted by ``i``
         then ``j``: the associated entries of :meth:`association_matrix`, without the matrix."""
         cached = self._rows.get
-        maybe = [cached((w.lemma, w.norm)) for w in words]
-        rows: list[int] = [
-            self.row(w) if r is None else r for r, w in zip(maybe, words, strict=True)
-        ]
+        rows = [cached((w.lemma, w.norm), -2) for w in words]  # -2: not looked up yet
+        if -2 in rows:
+            rows = [self.row(w) if r == -2 else r for r, w in zip(rows, words, strict=True)]
         present = set(rows)
         present.discard(-1)
         if not present:
@@ -167,7 +166,7 @@ class GinzaVectors:
             if self._dense:
                 return _pairs_of(*self.association_matrix(words))
             others = self._others
-            linked = {r for r in present if r in others}  # not present & others: O(others)
+            linked = others.keys() & present
             # several words on one row (two lemmas, one normalised form) are associated too
             shared = len(rows) - rows.count(-1) > len(present)
             if not linked and not shared:
@@ -198,6 +197,16 @@ class GinzaVectors:
                 found.sort()
                 out += [(i, j, c) for j, c in found]
             return out
+
+
+def _products(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a @ b.T`` (float64 rows) rounded to float32, one matrix-vector product per row of
+    ``a``: as one matrix product, these small products are several times slower whenever
+    OpenBLAS spreads them over threads while the cores are busy."""
+    out = np.empty((len(a), len(b)), dtype=np.float32)
+    for i, row in enumerate(a):
+        out[i] = b @ row
+    return out
 
 
 def _pairs_of(assoc: np.ndarray, score: np.ndarray) -> list[tuple[int, int, float]]:

@@ -53,32 +53,79 @@ class MorphAnalyzer(Tokenizer, Protocol):
     def analyze(self, text: str) -> list[Token]: ...
 
 
-_LOCK = threading.Lock()
+_LOCK = threading.RLock()  # a MeCab tagger is not thread-safe; map_many's fn may analyze too
 
 
 # One line per morpheme: pos1..pos4, surface, orthBase, lemma (UniDic field numbers), each after
-# a newline (the BOS format is one), so a pattern starting with "\n" finds lines fast. Parsing
-# MeCab's own output is several times faster than building fugashi's feature objects.
+# a newline (the BOS format is one). Parsing MeCab's own output is several times faster than
+# building fugashi's feature objects.
 _FORMAT = (
     r'-O "" -B "\n" -F "%f[0],%f[1],%f[2],%f[3]\t%m\t%f[10]\t%f[7]\n" '
     r'-U "%f[0],%f[1],%f[2],%f[3]\t%m\t\t\n" -E "EOS\n"'
 )
 
-# The content-word fast path (:meth:`FugashiTokenizer.map_many`) asks MeCab for each known
-# morpheme's raw feature string (%H) instead of picked fields: MeCab then skips splitting every
-# morpheme's CSV, which is most of its formatting time; only the lines kept are split, in Python.
-# Unknown words carry no orthBase or lemma: their lines hold pos1..pos4 only, as above.
+# The content-word fast path (FugashiTokenizer.map_many) asks instead for each known morpheme's
+# raw feature string (%H) and its surface: MeCab then never splits a feature string into fields
+# (most of its formatting time); only the lines kept are split, in Python, once per distinct
+# line. Unknown words have no orthBase or lemma: their lines hold pos1..pos4 only.
 _FEATURE_FORMAT = r'-O "" -B "\n" -F "%H\t%m\n" -U "%f[0],%f[1],%f[2],%f[3]\t%m\n" -E "EOS\n"'
 
-_TOKEN_CACHE_SIZE = 1 << 18
-"""Distinct output lines whose :class:`Token` is kept. A line holds everything its token is made
-of, so the same line always gives the same token; the cache is emptied when full."""
+_CACHE_SIZE = 1 << 18
+"""Distinct output lines whose token (or result, in map_many) is kept; a cache is emptied when
+full. A line holds everything its token is made of, so the same line always gives the same."""
 
 _tokens: dict[str, Token] = {}
-
+"""Output line of :data:`_FORMAT` → its token."""
 
 _results: dict[Callable[[Token], Any], dict[str, Any]] = {}
 """Per function given to :meth:`FugashiTokenizer.map_many`: output line → its result."""
+
+
+@cache
+def _tagger() -> Any:
+    return _mecab(_FORMAT)
+
+
+@cache
+def _feature_tagger() -> Any:
+    return _mecab(_FEATURE_FORMAT)
+
+
+def _mecab(output_format: str) -> Any:
+    import fugashi
+    import unidic_lite
+
+    return fugashi.GenericTagger(
+        f"-d {unidic_lite.DICDIR} -r {unidic_lite.DICDIR}/mecabrc {output_format}"
+    )
+
+
+def _made_token(surface: str, pos_fields: Iterable[str], base: str, lemma_field: str) -> Token:
+    pos = tuple(p for p in pos_fields if p and p != "*")
+    lemma = base if base and base != "*" else surface
+    norm = lemma_field.split("-")[0] if lemma_field and lemma_field != "*" else lemma
+    return Token(surface, lemma, pos, norm)
+
+
+def _token(line: str) -> Token:
+    """The token of one line of :data:`_FORMAT` output (cached)."""
+    token = _tokens.get(line)
+    if token is None:
+        pos_field, surface, base, lemma_field = ([*line.split("\t"), "", "", ""])[:4]
+        token = _made_token(surface, pos_field.split(","), base, lemma_field)
+        if len(_tokens) >= _CACHE_SIZE:
+            _tokens.clear()
+        _tokens[line] = token
+    return token
+
+
+def _feature_token(line: str) -> Token:
+    """The token of one line of :data:`_FEATURE_FORMAT` output: the same as :func:`_token`
+    makes of the morpheme's :data:`_FORMAT` line (fields may be quoted, as in CSV)."""
+    feature, surface = line.rsplit("\t", 1)
+    fields = next(csv.reader([feature])) if '"' in feature else feature.split(",")
+    fields += [""] * (11 - len(fields))
+    return _made_token(surface, fields[:4], fields[10], fields[7])
 
 
 def _results_of(fn: Callable[[Token], Any]) -> dict[str, Any]:
@@ -90,71 +137,22 @@ def _results_of(fn: Callable[[Token], Any]) -> dict[str, Any]:
     return found
 
 
-@cache
-def _feature_tagger() -> Any:
-    import fugashi
-    import unidic_lite
-
-    return fugashi.GenericTagger(
-        f"-d {unidic_lite.DICDIR} -r {unidic_lite.DICDIR}/mecabrc {_FEATURE_FORMAT}"
-    )
-
-
-def _feature_token(line: str) -> Token:
-    """The :class:`Token` of one line of :data:`_FEATURE_FORMAT` output: the same as
-    :func:`_token` makes of the morpheme's :data:`_FORMAT` line."""
-    feature, surface = line.rsplit("\t", 1)
-    fields = next(csv.reader([feature])) if '"' in feature else feature.split(",")
-    fields += [""] * (11 - len(fields))
-    pos = tuple(p for p in fields[:4] if p and p != "*")
-    base, lemma_field = fields[10], fields[7]
-    lemma = base if base and base != "*" else surface
-    norm = lemma_field.split("-")[0] if lemma_field and lemma_field != "*" else lemma
-    return Token(surface, lemma, pos, norm)
-
-
 def _same(token: Token) -> Token:
     return token
 
 
 @cache
-def _tagger() -> Any:
-    import fugashi
-    import unidic_lite
-
-    return fugashi.GenericTagger(
-        f"-d {unidic_lite.DICDIR} -r {unidic_lite.DICDIR}/mecabrc {_FORMAT}"
-    )
-
-
-def _token(line: str) -> Token:
-    """The :class:`Token` of one line of :data:`_FORMAT` output (cached)."""
-    token = _tokens.get(line)
-    if token is None:
-        pos_field, surface, base, lemma_field = ([*line.split("\t"), "", "", ""])[:4]
-        pos = tuple(p for p in pos_field.split(",") if p and p != "*")
-        lemma = base if base and base != "*" else surface
-        norm = lemma_field.split("-")[0] if lemma_field and lemma_field != "*" else lemma
-        token = Token(surface, lemma, pos, norm)
-        if len(_tokens) >= _TOKEN_CACHE_SIZE:
-            _tokens.clear()
-        _tokens[line] = token
-    return token
-
-
-@cache
 def _pos1_lines(pos1: frozenset[str]) -> re.Pattern[str]:
-    """The lines of :data:`_FORMAT` output whose first part of speech (the first of the fields
-    ``pos1,pos2,pos3,pos4`` that is neither empty nor ``*``) is in ``pos1``. The pattern begins
-    with the newline before a line, a literal the regex engine searches for quickly."""
+    """Matches a newline and the output line after it when the line's first part of speech
+    (the first of its leading fields that is neither empty nor ``*``) is in ``pos1``. Starting
+    with a literal newline lets the regex engine jump from line to line."""
     names = "|".join(re.escape(p) for p in sorted(pos1, key=len, reverse=True)) or "(?!)"
     return re.compile(rf"\n(?:\*?,)*(?:{names})(?=[,\t])[^\n]*")  # no group: faster
 
 
 def _prepared(texts: Iterable[str], normalize: bool) -> list[str]:
     """The texts as :meth:`FugashiTokenizer.analyze` hands them to MeCab: NFKC (unless
-    ``normalize`` is false), newlines as spaces. (Normalising the texts joined in one string is
-    slower: most texts pass NFKC's quick check, a long joined one rarely does.)"""
+    ``normalize`` is false), newlines as spaces."""
     if normalize:
         return [nfkc(t).replace("\n", " ") for t in texts]
     return [t.replace("\n", " ") for t in texts]
@@ -207,7 +205,7 @@ class FugashiTokenizer:
             found = [find(tagger.parse(t)) for t in texts]
             results = _results_of(fn)
             missing = {line for lines in found for line in lines if line not in results}
-            if len(results) + len(missing) > _TOKEN_CACHE_SIZE:
+            if len(results) + len(missing) > _CACHE_SIZE:
                 results.clear()
                 missing = {line for lines in found for line in lines}
             for line in missing:
