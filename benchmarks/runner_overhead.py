@@ -4,8 +4,15 @@
 
 Prints wall time / ideal, where ideal = N x latency / C (the physical limit of the setup).
 Everything runs through the real path: runner, SQLite cache (a fresh one), taiwa's aiohttp
-OpenAI-compatible client, HTTP over loopback to taiwa's stub server (in its own process).
-Target: <= 1.10 (aim 1.05).
+OpenAI-compatible client, HTTP over loopback to a server in its own process. Target: <= 1.10
+(aim 1.05).
+
+The server is a minimal HTTP/1.1 responder (below, ``--serve``) that answers every POST with
+the same chat completion after exactly ``--latency`` seconds. At concurrency 64 the replies
+arrive in bunches, and every millisecond of CPU a request costs on either side delays the
+requests queued behind it; the server's share would be charged to the client measured. A
+full web framework (taiwa's own stub server, aiohttp.web) costs several times this one per
+request; ``--server stub`` measures with it instead, for comparison.
 """
 
 from __future__ import annotations
@@ -25,15 +32,75 @@ from pathlib import Path
 from taiwa.harness.config import RunConfig
 from taiwa.harness.runner import run
 
+_REPLY = json.dumps(
+    {
+        "object": "chat.completion",
+        "model": "stub",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": "はい。"}}],
+    },
+    ensure_ascii=False,
+).encode()
+_MODELS = b'{"object":"list","data":[{"id":"stub","object":"model"}]}'
+
+
+class _Responder(asyncio.Protocol):
+    """HTTP/1.1 with keep-alive: reads each request (head and Content-Length body) and answers
+    it ``latency`` seconds later, nothing parsed beyond what framing needs."""
+
+    def __init__(self, latency: float) -> None:
+        self.latency = latency
+        self.buffer = b""
+        self.transport: asyncio.Transport | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+
+    def data_received(self, data: bytes) -> None:
+        self.buffer += data
+        loop = asyncio.get_running_loop()
+        while (end := self.buffer.find(b"\r\n\r\n")) >= 0:
+            head = self.buffer[:end].lower()
+            at = head.find(b"content-length:")
+            length = int(head[at + 15 :].split(b"\r\n", 1)[0]) if at >= 0 else 0
+            if len(self.buffer) < end + 4 + length:
+                return
+            self.buffer = self.buffer[end + 4 + length :]
+            body = _MODELS if head.startswith(b"get") else _REPLY
+            response = (
+                b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+            )
+            delay = 0.0 if head.startswith(b"get") else self.latency
+            loop.call_later(delay, self._send, response)
+
+    def _send(self, response: bytes) -> None:
+        if self.transport is not None and not self.transport.is_closing():
+            self.transport.write(response)
+
+
+def serve(port: int, latency: float) -> None:
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        server = await loop.create_server(
+            lambda: _Responder(latency), "127.0.0.1", port, backlog=1024
+        )
+        await server.serve_forever()
+
+    asyncio.run(main())
+
 
 @contextlib.contextmanager
-def stub_process(latency: float) -> Iterator[str]:
-    """taiwa's stub server in its own process (so it does not share our GIL)."""
+def stub_process(latency: float, server: str = "minimal") -> Iterator[str]:
+    """The server in its own process (so it does not share our GIL)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    cmd = [sys.executable, "-m", "taiwa.stub_server"]
-    cmd += ["--port", str(port), "--latency", str(latency)]
+    if server == "stub":
+        cmd = [sys.executable, "-m", "taiwa.stub_server"]
+        cmd += ["--port", str(port), "--latency", str(latency)]
+    else:
+        cmd = [sys.executable, __file__, "--serve", str(port), "--latency", str(latency)]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         for _ in range(200):
@@ -46,12 +113,12 @@ def stub_process(latency: float) -> Iterator[str]:
         proc.wait(10)
 
 
-async def raw_aiohttp(n: int, latency: float, concurrency: int) -> float:
+async def raw_aiohttp(n: int, latency: float, concurrency: int, server: str) -> float:
     """The same requests with a bare aiohttp session: what the machine and server allow."""
     import aiohttp
 
     sem = asyncio.Semaphore(concurrency)
-    with stub_process(latency) as url:
+    with stub_process(latency, server) as url:
         async with aiohttp.ClientSession() as session:
 
             async def one(i: int) -> str:
@@ -66,12 +133,31 @@ async def raw_aiohttp(n: int, latency: float, concurrency: int) -> float:
             return time.perf_counter() - t0
 
 
+async def sleeps_only(n: int, latency: float, concurrency: int) -> float:
+    """No network at all: each request is ``asyncio.sleep(latency)``. What the event loop's
+    timers allow on this machine (a VM's timers wake late by a millisecond or two)."""
+    sem = asyncio.Semaphore(concurrency)
+
+    async def one() -> None:
+        async with sem:
+            await asyncio.sleep(latency)
+
+    t0 = time.perf_counter()
+    await asyncio.gather(*(one() for _ in range(n)))
+    return time.perf_counter() - t0
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--requests", type=int, default=1000)
     ap.add_argument("--latency", type=float, default=0.2)
     ap.add_argument("--concurrency", type=int, default=64)
+    ap.add_argument("--server", choices=["minimal", "stub"], default="minimal")
+    ap.add_argument("--serve", type=int, metavar="PORT", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.serve:
+        serve(args.serve, args.latency)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "prompts.jsonl"
         data.write_text(
@@ -81,7 +167,7 @@ def main() -> None:
             ),
             encoding="utf-8",
         )
-        with stub_process(args.latency) as url:
+        with stub_process(args.latency, args.server) as url:
             cfg = RunConfig(
                 method="prompts",
                 models=["openai:stub"],
@@ -98,16 +184,18 @@ def main() -> None:
             t0 = time.perf_counter()
             result = run(cfg, show_progress=False)
             wall = time.perf_counter() - t0
-    raw = asyncio.run(raw_aiohttp(args.requests, args.latency, args.concurrency))
+    raw = asyncio.run(raw_aiohttp(args.requests, args.latency, args.concurrency, args.server))
+    floor = asyncio.run(sleeps_only(args.requests, args.latency, args.concurrency))
     ideal = args.requests * args.latency / args.concurrency
     print(
         f"{args.requests} requests, latency {args.latency * 1000:.0f} ms, "
-        f"concurrency {args.concurrency}"
+        f"concurrency {args.concurrency}, {args.server} server"
     )
     [calls] = result.summary["calls"]
     print(f"failed samples {result.failures}, requests sent {calls['calls']}")
     rows = [
         ("ideal: N x latency / concurrency", ideal),
+        ("timers only: asyncio.sleep, no network", floor),
         ("bare aiohttp client, no SDK, no cache (lower bound)", raw),
         ("taiwa runner (aiohttp client, cache, stages, files)", wall),
     ]

@@ -159,7 +159,7 @@ def atomic_open(path: str | Path, mode: str = "w") -> Iterator[IO[Any]]:
 def _jsonable(record: BaseModel | Mapping[str, Any]) -> Any:
     if isinstance(record, BaseModel):
         return record.model_dump(mode="json", exclude_none=True)
-    return _finite(dict(record))
+    return record if isinstance(record, dict) else dict(record)
 
 
 def _finite(value: Any) -> Any:
@@ -175,7 +175,10 @@ def _finite(value: Any) -> Any:
 
 def dumps(obj: Any, *, indent: int | None = None) -> str:
     """JSON text of ``obj`` with Japanese kept as UTF-8 and NaN written as ``null``."""
-    return json.dumps(_finite(obj), ensure_ascii=False, indent=indent, allow_nan=False)
+    try:  # the common case, no NaN: no walk over the whole value first
+        return json.dumps(obj, ensure_ascii=False, indent=indent, allow_nan=False)
+    except ValueError:
+        return json.dumps(_finite(obj), ensure_ascii=False, indent=indent, allow_nan=False)
 
 
 def write_jsonl(path: str | Path, records: Iterable[BaseModel | Mapping[str, Any]]) -> None:

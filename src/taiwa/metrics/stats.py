@@ -11,6 +11,7 @@ import statistics
 from collections import Counter
 from collections.abc import Callable, Collection, Hashable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Literal, TypeVar
 
 import numpy as np
@@ -60,11 +61,14 @@ def bootstrap_ci(
     if statistic is None:
         arr = np.asarray(values, dtype=float)
         point = float(arr.mean())
-        stats = np.empty(n_resamples)
-        step = max(1, 4_000_000 // n)
-        for start in range(0, n_resamples, step):
-            k = min(step, n_resamples - start)
-            stats[start : start + k] = arr[rng.integers(0, n, size=(k, n))].mean(axis=1)
+        if n * n_resamples <= _SHARED_DRAW:
+            stats = arr[_resample_indices(n, n_resamples, seed)].mean(axis=1)
+        else:
+            stats = np.empty(n_resamples)
+            step = max(1, _SHARED_DRAW // n)
+            for start in range(0, n_resamples, step):
+                k = min(step, n_resamples - start)
+                stats[start : start + k] = arr[rng.integers(0, n, size=(k, n))].mean(axis=1)
     else:
         point = float(statistic(values))
         stats = np.array(
@@ -76,6 +80,19 @@ def bootstrap_ci(
         return Estimate(point, float("nan"), float("nan"), n)
     low, high = np.quantile(finite, [alpha, 1 - alpha])
     return Estimate(point, float(low), float(high), n)
+
+
+_SHARED_DRAW = 4_000_000
+"""Resampled indices drawn at once (and kept for the next mean of as many items)."""
+
+
+@lru_cache(maxsize=2)
+def _resample_indices(n: int, n_resamples: int, seed: int) -> np.ndarray:
+    """The indices :func:`bootstrap_ci` resamples a mean with: the same for every metric of the
+    same ``n`` items and seed, so a table of metrics over one set of rows draws them once."""
+    idx = np.random.default_rng(seed).integers(0, n, size=(n_resamples, n))
+    idx.flags.writeable = False
+    return idx
 
 
 def mean_estimate(values: Sequence[float], seed: int = 0) -> dict[str, float | int]:

@@ -2,7 +2,7 @@
 
 Keys are SHA-256 hashes of (backend, model id, parameters, messages[, sample id for replay]).
 The store is SQLite in WAL mode; each finished response is committed by a writer thread within
-milliseconds, so a run killed at any point (SIGKILL included) loses at most the requests in
+20 ms, so a run killed at any point (SIGKILL included) loses at most the requests in
 flight, and a restart sends only those. Failed responses are not cached: they are retried next time.
 """
 
@@ -18,6 +18,13 @@ from pathlib import Path
 from taiwa.errors import TaiwaError
 from taiwa.models.base import ChatModel, OnResponse
 from taiwa.models.types import ChatRequest, ChatResponse
+
+GATHER_SECONDS = 0.02
+"""How long the writer waits after a first queued row for more before it commits: the most a
+SIGKILL can lose of what has already arrived."""
+
+_CHUNK = 500
+"""Keys per lookup query (SQLite allows at least 999 parameters)."""
 
 
 def default_cache_dir() -> Path:
@@ -66,10 +73,24 @@ class ResponseCache:
             row = self._db.execute("SELECT text FROM responses WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
 
+    def get_many(self, keys: Sequence[str]) -> dict[str, str]:
+        """The cached text of each of ``keys`` that has one (a few queries, not one per key)."""
+        found: dict[str, str] = {}
+        with self._lock:
+            for start in range(0, len(keys), _CHUNK):
+                chunk = keys[start : start + _CHUNK]
+                marks = ",".join("?" * len(chunk))
+                query = f"SELECT key, text FROM responses WHERE key IN ({marks})"
+                found.update((str(k), str(t)) for k, t in self._db.execute(query, chunk))
+            found.update((k, self._pending[k][0]) for k in keys if k in self._pending)
+        return found
+
     def put(self, key: str, text: str) -> None:
         with self._wake:
+            first = not self._pending
             self._pending[key] = (text, time.time())
-            self._wake.notify()
+            if first:
+                self._wake.notify()
 
     def _write_loop(self) -> None:
         db = self._connect()
@@ -80,6 +101,8 @@ class ResponseCache:
                         self._wake.wait()
                     if not self._pending:
                         return
+                    if not self._closing:  # gather what else arrives meanwhile: fewer commits
+                        self._wake.wait(GATHER_SECONDS)
                     batch = dict(self._pending)
                 self._commit(db, batch)
                 with self._wake:
@@ -160,8 +183,10 @@ class CachingModel:
     ) -> list[ChatResponse]:
         results: dict[int, ChatResponse] = {}
         misses: list[tuple[int, ChatRequest]] = []
-        for i, req in enumerate(requests):
-            text = self.cache.get(self.key(req))
+        all_keys = [self.key(req) for req in requests]
+        cached = self.cache.get_many(all_keys)
+        for i, (req, key) in enumerate(zip(requests, all_keys, strict=True)):
+            text = cached.get(key)
             if text is None:
                 misses.append((i, req))
                 continue
@@ -169,7 +194,7 @@ class CachingModel:
             self.hits += 1
             if on_response is not None:
                 on_response(results[i])
-        keys = {req.id: self.key(req) for _, req in misses}
+        keys = {requests[i].id: all_keys[i] for i, _ in misses}
 
         def store(res: ChatResponse) -> None:
             if res.ok and res.text is not None:

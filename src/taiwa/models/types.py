@@ -62,12 +62,9 @@ class ChatRequest(BaseModel):
 
     def cache_key(self, backend: str, model: str) -> str:
         """SHA-256 of everything that determines the reply (not the sample id)."""
-        payload = {
-            "backend": backend,
-            "model": model,
-            "params": self.params.model_dump(mode="json"),
-            "messages": [m.model_dump(mode="json") for m in self.messages],
-        }
+        payload = self.model_dump(mode="json", include={"params", "messages"})
+        payload["backend"] = backend
+        payload["model"] = model
         text = json.dumps(payload, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
