@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from taiwa.errors import TaiwaError
+from taiwa.errors import EndpointError, TaiwaError
 from taiwa.models import ChatMessage, ChatRequest, GenerationParams, ModelOptions, load_model
 from taiwa.models.openai_compat import OpenAICompatModel
 from taiwa.models.types import ContentPart
@@ -61,13 +62,22 @@ def test_persistent_failure_is_recorded_not_dropped() -> None:
     assert state.hits == 6
 
 
-@pytest.mark.parametrize("status", [400, 401, 403, 404, 422])
+@pytest.mark.parametrize("status", [400, 422])
 def test_client_errors_are_not_retried(status: int) -> None:
     state = StubState(faults=[status])
     with serve(state) as url:
         [res] = asyncio.run(_model(url).generate([_req(0)]))
     assert not res.ok and state.hits == 1
     assert res.error == f"RequestFailed: HTTP {status}: scripted {status}"
+
+
+@pytest.mark.parametrize("status", [401, 403, 404])
+def test_endpoint_errors_stop_the_batch(status: int) -> None:
+    # a rejected key or a wrong URL/model fails every request alike: the first one stops all
+    state = StubState(faults=[status], latency=0.5)
+    with serve(state) as url, pytest.raises(EndpointError, match=f"HTTP {status}"):
+        asyncio.run(_model(url, concurrency=1).generate([_req(i) for i in range(20)]))
+    assert state.hits == 1
 
 
 def test_server_side_validation_error_is_not_retried() -> None:
@@ -84,11 +94,14 @@ def test_error_messages_say_what_happened() -> None:
     with serve(state) as url:
         [res] = asyncio.run(_model(url, timeout=0.3, max_retries=1).generate([_req(0)]))
     assert res.error == "RequestFailed: timeout after 0.3 s (gave up after 2 attempts)"
-    [res] = asyncio.run(_model("http://127.0.0.1:9/v1", max_retries=1).generate([_req(0)]))
-    assert res.error == (
-        "RequestFailed: connection refused: http://127.0.0.1:9/v1/chat/completions "
-        "(gave up after 2 attempts)"
-    )
+    refused = _model("http://127.0.0.1:9/v1", max_retries=1, retry_window=0.5)
+    [res] = asyncio.run(refused.generate([_req(0)]))
+    assert re.fullmatch(
+        r"RequestFailed: connection refused: http://127\.0\.0\.1:9/v1/chat/completions "
+        r"\(unreachable for \d s, --retry-window 0\.5\)",
+        res.error or "",
+    ), res.error
+    assert refused.http_requests >= 2  # retried while the window lasted
 
 
 def test_text_content_is_sent_as_a_string() -> None:
@@ -241,7 +254,7 @@ def test_unreachable_server_is_one_clear_error() -> None:
 def test_check_reports_a_rejected_key(status: int, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-wrong")
     state = StubState(models_status=status)
-    rejected = r"rejected the API key .*set OPENAI_API_KEY"
+    rejected = r"rejected the API key .*check OPENAI_API_KEY"
     with serve(state) as url, pytest.raises(TaiwaError, match=rejected) as e:
         asyncio.run(_model(url).check())
     assert "sk-wrong" not in str(e.value)

@@ -180,7 +180,11 @@ def register(app: typer.Typer, console: Console) -> None:
         rpm: Annotated[float | None, typer.Option(help="Requests per minute limit.")] = None,
         timeout: Annotated[float | None, typer.Option(help="Per-request timeout, seconds.")] = None,
         max_retries: Annotated[
-            int | None, typer.Option(help="Retries on 429/5xx/timeouts.")
+            int | None, typer.Option(help="Retries on 429/5xx/timeouts (default 5).")
+        ] = None,
+        retry_window: Annotated[
+            float | None,
+            typer.Option(help="Seconds to keep retrying a server that cannot be reached (120)."),
         ] = None,
         temperature: Annotated[
             float | None, typer.Option(help="Sampling temperature of the systems (default 0).")
@@ -201,6 +205,10 @@ def register(app: typer.Typer, console: Console) -> None:
             str | None,
             typer.Option(help="Exit 0 despite up to N (or P%) failed samples (default 0)."),
         ] = None,
+        overwrite: Annotated[
+            bool,
+            typer.Option("--overwrite", help="Replace a run directory that holds another run."),
+        ] = False,
         quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars.")] = False,
         help_: Annotated[
             bool, typer.Option("--help", "-h", help="Show this message (and METHOD's roles).")
@@ -234,6 +242,7 @@ def register(app: typer.Typer, console: Console) -> None:
             "rpm": rpm,
             "timeout": timeout,
             "max_retries": max_retries,
+            "retry_window": retry_window,
             "temperature": temperature,
             "max_tokens": max_tokens,
             "seed": seed,
@@ -243,7 +252,7 @@ def register(app: typer.Typer, console: Console) -> None:
         cfg = resolve_config(config, overrides)
         plan = prepare(cfg)
         allowed = _allowed(max_failures, len(plan.samples))
-        res = execute(plan, show_progress=not quiet)
+        res = execute(plan, show_progress=not quiet, overwrite=overwrite)
         print_result(console, res)
         if res.failures > allowed:
             console.print(

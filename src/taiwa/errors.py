@@ -1,4 +1,5 @@
-"""Errors that reach the user as one line (the CLI prints them and exits with code 2)."""
+"""Errors that reach the user as one line: the CLI prints them and exits with their
+``exit_code`` (2: bad input or option, fixed before running; 1: the run could not go on)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,15 @@ from typing import Any
 
 class TaiwaError(Exception):
     """A problem the user can fix (bad input, bad option); shown without a traceback."""
+
+    exit_code = 2
+
+
+class EndpointError(TaiwaError):
+    """A model endpoint that cannot serve the run (refused connection, unreachable, key rejected,
+    no such URL or model): retrying cannot help, so the run stops at once."""
+
+    exit_code = 1
 
 
 class InputError(TaiwaError):

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
@@ -39,12 +39,16 @@ from taiwa.harness.method import (
 )
 from taiwa.harness.options import parse_options
 from taiwa.harness.pool import ModelPool, RoleModel
-from taiwa.harness.rundir import default_run_dir, provenance, write_outputs
+from taiwa.harness.rundir import RunDir, default_run_dir, input_files, provenance, write_outputs
+from taiwa.io import write_json
 from taiwa.llm_json import repair_turn
 from taiwa.models.base import ChatModel
 from taiwa.models.replay import ReferenceModel
 from taiwa.models.spec import ModelSpec
 from taiwa.models.types import ChatRequest, ChatResponse
+
+if TYPE_CHECKING:
+    from taiwa.models.cache import ResponseCache
 
 log = logging.getLogger(__name__)
 
@@ -345,42 +349,87 @@ async def _check_models(plan: Plan, pool: ModelPool) -> None:
 
 
 def execute(
-    plan: Plan, *, show_progress: bool = True, preloaded: dict[str, ChatModel] | None = None
+    plan: Plan,
+    *,
+    show_progress: bool = True,
+    preloaded: dict[str, ChatModel] | None = None,
+    overwrite: bool = False,
 ) -> RunResult:
-    """Run a prepared plan and write its run directory."""
-    from taiwa.models.cache import ResponseCache, default_cache_dir
+    """Run a prepared plan and write its run directory (see :class:`RunDir`: locked while the
+    run lasts, marked ``INCOMPLETE`` until ``summary.json`` is written)."""
+    from taiwa.models.cache import default_cache_dir
 
     cfg = plan.config
     t0 = time.perf_counter()
     cache_dir = cfg.cache_dir or default_cache_dir()
-    cache = None if cfg.no_cache else ResponseCache(cache_dir / "responses.sqlite")
+    uses_cache = bool(_model_roles(plan.stages, plan.method, plan.setup.roles, plan.systems))
+    inputs = input_files(plan)
+    outputs = [st.output for st in plan.stages if st.output]
     factories = {HUMAN: _reference_factory(plan)} if HUMAN in plan.systems else {}
-    pool = ModelPool(cfg.model_options, cache, factories, preloaded)
-    seconds: dict[str, float] = {}
-    # What exists now (modules, the dataset) outlives the run: kept out of the collector's
-    # full passes while requests are in flight (one costs ~0.1 s), given back afterwards.
-    gc.freeze()
-    try:
+    with RunDir(plan.out, _key(plan, inputs), outputs=outputs, overwrite=overwrite) as rundir:
+        cache = _open_cache(cache_dir) if uses_cache and not cfg.no_cache else None
+        pool = ModelPool(cfg.model_options, cache, factories, preloaded)
+        write_json(plan.out / "config.json", provenance(plan, pool, None, inputs))
+        seconds: dict[str, float] = {}
+        notes: list[str] = []
+        # What exists now (modules, the dataset) outlives the run: kept out of the collector's
+        # full passes while requests are in flight (one costs ~0.1 s), given back afterwards.
+        gc.freeze()
+        try:
 
-        async def main() -> Results:
-            await _check_models(plan, pool)
-            with _progress(show_progress) as progress:
-                return await _run_stages(plan, pool, progress, seconds)
+            async def main() -> Results:
+                await _check_models(plan, pool)
+                with _progress(show_progress) as progress:
+                    return await _run_stages(plan, pool, progress, seconds)
 
-        results = asyncio.run(main())
-    finally:
-        gc.unfreeze()
-        if cache is not None:
-            cache.close()
-    start = time.perf_counter()
-    summary = plan.method.aggregate(plan.samples, results, plan.setup)
-    seconds["aggregate"] = round(time.perf_counter() - start, 3)
-    seconds["total"] = round(time.perf_counter() - t0, 3)
-    out = _summary(plan, results, summary, pool, seconds)
-    uses_cache = _model_roles(plan.stages, plan.method, plan.setup.roles, plan.systems)
-    config = provenance(plan, pool, cache_dir if uses_cache else None)
-    write_outputs(plan.out, config, plan.stages, results, out)
+            results = asyncio.run(main())
+        finally:
+            gc.unfreeze()
+            if cache is not None:
+                notes += _close_cache(cache)
+        start = time.perf_counter()
+        summary = plan.method.aggregate(plan.samples, results, plan.setup)
+        summary.notes.extend(notes)
+        seconds["aggregate"] = round(time.perf_counter() - start, 3)
+        seconds["total"] = round(time.perf_counter() - t0, 3)
+        out = _summary(plan, results, summary, pool, seconds)
+        config = provenance(plan, pool, cache_dir if cache is not None else None, inputs)
+        write_outputs(plan.out, config, plan.stages, results, out)
+        rundir.finish()
     return RunResult(plan.out, out, plan.method, results)
+
+
+def _key(plan: Plan, inputs: dict[str, str]) -> str:
+    """The run's identity (:func:`run_key`) before any model is loaded."""
+    from taiwa.harness.rundir import run_key
+
+    return run_key(
+        {
+            "config": plan.config.model_dump(mode="json"),
+            "method": plan.method.name,
+            "systems": [s for s in plan.systems if s],
+            "roles": dict(plan.setup.roles),
+            "options": plan.setup.options.model_dump(mode="json"),
+            "input_sha256": inputs,
+        }
+    )
+
+
+def _open_cache(cache_dir: Path) -> ResponseCache:
+    from taiwa.models.cache import ResponseCache
+
+    return ResponseCache(cache_dir / "responses.sqlite")
+
+
+def _close_cache(cache: ResponseCache) -> list[str]:
+    """Close the cache; a failure to store replies costs resumability, not the run's results:
+    it becomes a warning and a note in the summary."""
+    try:
+        cache.close()
+    except TaiwaError as exc:
+        log.warning("%s", exc)
+        return [f"replies not stored in the cache (a rerun sends them again): {exc}"]
+    return []
 
 
 def _summary(

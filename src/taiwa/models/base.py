@@ -8,7 +8,9 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
 
+from taiwa.errors import EndpointError
 from taiwa.models.types import ChatRequest, ChatResponse
+from taiwa.redact import redact
 
 OnResponse = Callable[[ChatResponse], None]
 
@@ -17,7 +19,10 @@ OnResponse = Callable[[ChatResponse], None]
 class ChatModel(Protocol):
     """Anything that answers chat requests.
 
-    ``backend`` and ``model_id`` identify the model in caches and run directories.
+    ``backend`` and ``model_id`` name the model in run directories; ``identity`` is everything
+    besides the request that determines its replies (endpoint and model name, the SHA-256 of the
+    weights, backend settings): the response cache keys on it, so a changed model never gets
+    another's cached replies.
     ``generate`` returns one response per request, in order; a failed request becomes a
     response with ``error`` set. ``on_response`` is called as each response completes.
     ``check`` fails early (one-line :class:`~taiwa.errors.TaiwaError`) when the model cannot
@@ -26,6 +31,7 @@ class ChatModel(Protocol):
 
     backend: str
     model_id: str
+    identity: str
     cacheable: bool
 
     async def check(self) -> None: ...
@@ -43,6 +49,7 @@ class ConcurrentModel(ABC):
 
     backend: str
     model_id: str
+    identity: str
     concurrency = 1
     cacheable = True
 
@@ -57,17 +64,30 @@ class ConcurrentModel(ABC):
         self, requests: Sequence[ChatRequest], *, on_response: OnResponse | None = None
     ) -> list[ChatResponse]:
         sem = asyncio.Semaphore(max(1, self.concurrency))
+        fatal: list[EndpointError] = []
 
         async def one(req: ChatRequest) -> ChatResponse:
             async with sem:
+                if fatal:  # no new request once the endpoint has refused to serve
+                    raise fatal[0]
                 start = time.perf_counter()
                 try:
                     text = await self._complete(req)
                     res = ChatResponse(id=req.id, text=text, latency_s=time.perf_counter() - start)
+                except EndpointError as exc:
+                    fatal.append(exc)
+                    raise  # the endpoint cannot serve any request: the run stops
                 except Exception as exc:  # recorded per sample, never dropped
-                    res = ChatResponse(id=req.id, error=f"{type(exc).__name__}: {exc}")
+                    res = ChatResponse(id=req.id, error=redact(f"{type(exc).__name__}: {exc}"))
             if on_response is not None:
                 on_response(res)
             return res
 
-        return list(await asyncio.gather(*(one(r) for r in requests)))
+        tasks = [asyncio.ensure_future(one(r)) for r in requests]
+        try:
+            return list(await asyncio.gather(*tasks))
+        except BaseException:
+            for t in tasks:  # the others stop too (their finished replies are already cached)
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise

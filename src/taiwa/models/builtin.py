@@ -26,9 +26,12 @@ from taiwa.text.normalize import nfkc
 NAMES = ("parrot", "eliza", "fixed")
 
 
+def _data_bytes(name: str) -> bytes:
+    return resources.files("taiwa").joinpath(f"data/builtin/{name}").read_bytes()
+
+
 def _data(name: str) -> Any:
-    text = resources.files("taiwa").joinpath(f"data/builtin/{name}").read_text("utf-8")
-    return yaml.safe_load(text)
+    return yaml.safe_load(_data_bytes(name).decode("utf-8"))
 
 
 @dataclass(frozen=True)
@@ -73,6 +76,9 @@ class BuiltinModel(ConcurrentModel):
             raise TaiwaError(f"unknown built-in model {name!r}: expected one of {', '.join(NAMES)}")
         self.name = name
         self.model_id = name
+        files = {"eliza": "eliza_ja.yaml", "fixed": "fixed_script.yaml"}
+        data = _data_bytes(files[name]) if name in files else b""
+        self.identity = f"{name}:{hashlib.sha256(data).hexdigest()[:16]}"
         self.concurrency = 64
         self._script: tuple[str, ...] = (
             tuple(_data("fixed_script.yaml")["replies"]) if name == "fixed" else ()

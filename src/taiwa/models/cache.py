@@ -1,6 +1,7 @@
 """A response cache that wraps any :class:`ChatModel` (like lm-eval-harness's ``CachingLM``).
 
-Keys are SHA-256 hashes of (backend, model id, parameters, messages[, sample id for replay]).
+Keys are SHA-256 hashes of (backend, the model's identity — endpoint and name, or the content hash
+of its weights —, parameters, messages): a changed model or input is never served an old reply.
 The store is SQLite in WAL mode; each finished response is committed by a writer thread within
 20 ms, so a run killed at any point (SIGKILL included) loses at most the requests in
 flight, and a restart sends only those. Failed responses are not cached: they are retried next time.
@@ -45,14 +46,27 @@ class ResponseCache:
 
     def __init__(self, path: str | Path, *, lock_budget: float = 600.0) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise TaiwaError(
+                f"cannot create the response cache in {self.path.parent}: {exc.strerror} "
+                "(pass --cache-dir DIR or --no-cache)"
+            ) from None
         self.lock_budget = lock_budget
         self._lock = threading.Lock()
-        self._db = self._connect()
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS responses"
-            " (key TEXT PRIMARY KEY, text TEXT NOT NULL, created REAL)"
-        )
+        try:
+            self._db = self._connect()
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS responses"
+                " (key TEXT PRIMARY KEY, text TEXT NOT NULL, created REAL)"
+            )
+            self._db.execute("SELECT key, text, created FROM responses LIMIT 1").fetchall()
+        except sqlite3.Error as exc:
+            raise TaiwaError(
+                f"response cache {self.path} is not usable ({exc}): move it away, or pass "
+                "--cache-dir DIR (or --no-cache)"
+            ) from None
         self._pending: dict[str, tuple[str, float]] = {}
         self._wake = threading.Condition(self._lock)
         self._closing = False
@@ -86,6 +100,10 @@ class ResponseCache:
         return found
 
     def put(self, key: str, text: str) -> None:
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:  # lone surrogates (an escape in a server's JSON): not stored
+            return
         with self._wake:
             first = not self._pending
             self._pending[key] = (text, time.time())
@@ -168,6 +186,7 @@ class CachingModel:
         self.cache = cache
         self.backend = inner.backend
         self.model_id = inner.model_id
+        self.identity = inner.identity
         self.cacheable = True
         self.calls = 0
         self.hits = 0
@@ -176,7 +195,7 @@ class CachingModel:
         await self.inner.check()
 
     def key(self, request: ChatRequest) -> str:
-        return request.cache_key(self.backend, self.model_id)
+        return request.cache_key(self.backend, self.identity)
 
     async def generate(
         self, requests: Sequence[ChatRequest], *, on_response: OnResponse | None = None

@@ -9,7 +9,6 @@ request at a time, in a worker thread, so the event loop stays free.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import os
 import threading
 from pathlib import Path
@@ -17,14 +16,8 @@ from typing import Any
 
 from taiwa.errors import TaiwaError
 from taiwa.models.base import ConcurrentModel
+from taiwa.models.file_hash import content_sha256
 from taiwa.models.types import ChatRequest
-
-
-def _fingerprint(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        h.update(fh.read(1 << 20))
-    return f"{path.name}:{path.stat().st_size}:{h.hexdigest()[:12]}"
 
 
 class LlamaCppModel(ConcurrentModel):
@@ -37,6 +30,7 @@ class LlamaCppModel(ConcurrentModel):
         path: str | Path,
         *,
         model_id: str | None = None,
+        cache_dir: Path | None = None,
         n_ctx: int = 4096,
         n_threads: int | None = None,
         repeat_penalty: float = 1.1,
@@ -49,7 +43,9 @@ class LlamaCppModel(ConcurrentModel):
             )
         from llama_cpp import Llama
 
-        self.model_id = model_id or _fingerprint(self.path)
+        digest = content_sha256(self.path, cache_dir)
+        self.model_id = model_id or f"{self.path.name}:{digest[:12]}"
+        self.identity = f"sha256:{digest}|n_ctx={n_ctx}|repeat_penalty={repeat_penalty}"
         self.concurrency = 1
         self.repeat_penalty = repeat_penalty
         self._lock = threading.Lock()

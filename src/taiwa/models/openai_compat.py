@@ -29,9 +29,10 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from taiwa.errors import TaiwaError
+from taiwa.errors import EndpointError
 from taiwa.models.base import ConcurrentModel, OnResponse
 from taiwa.models.types import ChatMessage, ChatRequest, ChatResponse
+from taiwa.redact import redact
 
 if TYPE_CHECKING:
     import aiohttp
@@ -39,7 +40,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
-BACKOFF_CAP = 30.0  # seconds, the longest wait between two attempts
+BACKOFF_CAP = 30.0  # seconds, the longest backoff between two attempts
+MAX_RETRY_AFTER = 600.0  # seconds: a longer Retry-After fails the request instead of waiting
+RECONNECT_CAP = 5.0  # seconds between attempts to reach a server that refuses connections
 
 StructuredMode = Literal["json_schema", "json_object", "none"]
 #: ``response_format`` variants for ``params.json_schema``, in the order they are tried.
@@ -73,12 +76,21 @@ class RateLimiter:
 
 
 class RequestFailed(Exception):
-    """One HTTP exchange failed; ``retryable`` says whether another attempt may help."""
+    """One HTTP exchange failed; ``retryable`` says whether another attempt may help and
+    ``connection`` whether the server could not be reached at all (retried for a while)."""
 
-    def __init__(self, message: str, *, retryable: bool, retry_after: float | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        retryable: bool,
+        retry_after: float | None = None,
+        connection: bool = False,
+    ) -> None:
         super().__init__(message)
         self.retryable = retryable
         self.retry_after = retry_after
+        self.connection = connection
 
 
 class FormatRejected(RequestFailed):
@@ -119,7 +131,12 @@ def _dumps(body: dict[str, Any]) -> bytes:
 
 
 def _error_text(raw: bytes) -> str:
-    """The server's own words: ``error.message`` (or ``detail``) of a JSON body, else the body."""
+    """The server's own words: ``error.message`` (or ``detail``) of a JSON body, else the body;
+    secrets it echoes (an ``Authorization`` header, a key) masked."""
+    return redact(_server_words(raw))
+
+
+def _server_words(raw: bytes) -> str:
     text = raw.decode("utf-8", "replace")
     try:
         body = json.loads(text)
@@ -148,6 +165,22 @@ def _retry_after(value: str | None) -> float | None:
         return None  # an HTTP date: rare for APIs, the backoff covers it
 
 
+def _unreachable(exc: Exception) -> bool:
+    """The server could not be reached or dropped the connection (not a slow or bad answer)."""
+    import aiohttp
+
+    return isinstance(
+        exc, aiohttp.ClientConnectorError | aiohttp.ServerDisconnectedError | aiohttp.ClientOSError
+    )
+
+
+def _key_rejected(base_url: str, status: int, message: str) -> str:
+    has_key = bool(os.environ.get("OPENAI_API_KEY"))
+    what = "the API key in OPENAI_API_KEY" if has_key else "the request without an API key"
+    fix = "check OPENAI_API_KEY" if has_key else "set OPENAI_API_KEY"
+    return f"{base_url} rejected {what} (HTTP {status}: {message[:200]}): {fix}"
+
+
 def _connect_error(exc: Exception, url: str) -> str:
     import aiohttp
 
@@ -173,6 +206,7 @@ class OpenAICompatModel(ConcurrentModel):
         timeout: float = 60.0,
         max_retries: int = 5,
         backoff: float = 0.5,
+        retry_window: float = 120.0,
     ) -> None:
         self.model_id = model
         base = base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
@@ -180,6 +214,9 @@ class OpenAICompatModel(ConcurrentModel):
         self.concurrency = concurrency
         self.max_retries = max_retries
         self.backoff = backoff
+        #: seconds during which a request whose server cannot be reached keeps being retried
+        #: (beyond ``max_retries``), so that a restart of the serving engine loses nothing
+        self.retry_window = retry_window
         self.limiter = RateLimiter(rpm)
         self.timeout = timeout
         #: The ``response_format`` variant this endpoint accepted (None until a structured
@@ -188,6 +225,7 @@ class OpenAICompatModel(ConcurrentModel):
         #: HTTP requests made (every attempt counts), for tests and run statistics.
         self.http_requests = 0
         self._chat_url = f"{self.base_url}/chat/completions"
+        self.identity = f"{redact(self.base_url)}|{model}"
         self._rejected_modes: set[StructuredMode] = set()
         self._probe: tuple[asyncio.AbstractEventLoop, asyncio.Event] | None = None
 
@@ -232,22 +270,17 @@ class OpenAICompatModel(ConcurrentModel):
                 status = resp.status
                 raw = await resp.read()
         except TimeoutError:
-            raise TaiwaError(
+            raise EndpointError(
                 f"cannot reach the OpenAI-compatible server at {self.base_url} (no answer to "
                 f"GET /models within {timeout} s); is it running? check --base-url"
             ) from None
         except aiohttp.ClientError as exc:
-            raise TaiwaError(
+            raise EndpointError(
                 f"cannot reach the OpenAI-compatible server at {self.base_url} "
                 f"({_connect_error(exc, url)}); is it running? check --base-url"
             ) from None
         if status in (401, 403):
-            has_key = bool(os.environ.get("OPENAI_API_KEY"))
-            what = "the API key in OPENAI_API_KEY" if has_key else "the request without an API key"
-            raise TaiwaError(
-                f"{self.base_url} rejected {what} (HTTP {status}: {_error_text(raw)[:200]}): "
-                "set OPENAI_API_KEY"
-            )
+            raise EndpointError(_key_rejected(self.base_url, status, _error_text(raw)))
         # 404 or anything else: some servers have no /models; the requests themselves will tell.
 
     # -- requests -----------------------------------------------------------------------------
@@ -308,11 +341,14 @@ class OpenAICompatModel(ConcurrentModel):
             return text
 
     async def _post(self, payload: bytes, *, probing: bool) -> str:
-        """POST one chat completion, retrying what may succeed on another attempt."""
+        """POST one chat completion, retrying what may succeed on another attempt: up to
+        ``max_retries`` times (never before a ``Retry-After``), and for as long as
+        ``retry_window`` while the server cannot be reached."""
         session = _SESSION.get()
         if session is None:
             raise RuntimeError("OpenAICompatModel requests run inside generate()")
-        attempt = 0
+        attempt = 0  # attempts that got an answer (or timed out); reconnects not counted
+        down_since: float | None = None
         while True:
             await self.limiter.wait()
             try:
@@ -320,15 +356,35 @@ class OpenAICompatModel(ConcurrentModel):
             except RequestFailed as exc:
                 if not exc.retryable:
                     raise
-                if attempt >= self.max_retries:
-                    raise RequestFailed(
-                        f"{exc} (gave up after {attempt + 1} attempts)", retryable=False
-                    ) from None
-                delay = random.uniform(0.0, min(BACKOFF_CAP, self.backoff * 2.0**attempt))
-                if exc.retry_after is not None:
-                    delay = max(delay, min(exc.retry_after, BACKOFF_CAP))
-            attempt += 1
+                now = time.monotonic()
+                down_since = (down_since or now) if exc.connection else None
+                delay = self._retry_delay(exc, attempt, now - (down_since or now))
+                attempt += 0 if exc.connection else 1
             await asyncio.sleep(delay)
+
+    def _retry_delay(self, exc: RequestFailed, attempt: int, down_for: float) -> float:
+        """Seconds to wait before the next attempt, or the final failure."""
+        if exc.connection:
+            if down_for >= self.retry_window:
+                raise RequestFailed(
+                    f"{exc} (unreachable for {down_for:.0f} s, --retry-window "
+                    f"{self.retry_window:g})",
+                    retryable=False,
+                ) from None
+            return random.uniform(0.0, min(RECONNECT_CAP, self.retry_window - down_for))
+        if attempt >= self.max_retries:  # attempt: the retries so far
+            raise RequestFailed(
+                f"{exc} (gave up after {attempt + 1} attempts)", retryable=False
+            ) from None
+        delay = random.uniform(0.0, min(BACKOFF_CAP, self.backoff * 2.0**attempt))
+        if exc.retry_after is None:
+            return delay
+        if exc.retry_after > MAX_RETRY_AFTER:
+            raise RequestFailed(
+                f"{exc} (Retry-After {exc.retry_after:g} s is longer than taiwa waits)",
+                retryable=False,
+            ) from None
+        return max(delay, exc.retry_after)
 
     async def _attempt(self, session: aiohttp.ClientSession, payload: bytes, probing: bool) -> str:
         import aiohttp
@@ -343,7 +399,9 @@ class OpenAICompatModel(ConcurrentModel):
         except TimeoutError:
             raise RequestFailed(f"timeout after {self.timeout} s", retryable=True) from None
         except aiohttp.ClientError as exc:
-            raise RequestFailed(_connect_error(exc, url), retryable=True) from None
+            raise RequestFailed(
+                _connect_error(exc, url), retryable=True, connection=_unreachable(exc)
+            ) from None
         if 200 <= status < 300:
             try:
                 content = json.loads(raw)["choices"][0]["message"]["content"]
@@ -361,6 +419,13 @@ class OpenAICompatModel(ConcurrentModel):
                 raise RequestFailed("the server returned no message content", retryable=True)
             return content if isinstance(content, str) else str(content)
         message = _error_text(raw)
+        if status in (401, 403):
+            raise EndpointError(_key_rejected(self.base_url, status, message))
+        if status == 404:
+            raise EndpointError(
+                f"{url} answered HTTP 404 ({message[:200]}): check --base-url (most servers "
+                f"serve under /v1) and the model name {self.model_id!r}"
+            )
         if (
             probing
             and (400 <= status < 500 or status in (500, 501))

@@ -4,6 +4,8 @@ have, keyed by sample id) and :class:`ReferenceModel` (a dataset's own reference
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -26,6 +28,8 @@ class ReferenceModel(ConcurrentModel):
     def __init__(self, replies: Mapping[str, str], model_id: str, source: str) -> None:
         self.replies = dict(replies)
         self.model_id = model_id
+        content = json.dumps(sorted(self.replies.items()), ensure_ascii=False).encode("utf-8")
+        self.identity = f"replies:{hashlib.sha256(content).hexdigest()}"
         self.source = source
         self.concurrency = 64
 

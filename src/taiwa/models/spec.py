@@ -40,6 +40,7 @@ class ModelOptions:
     rpm: float | None = None
     timeout: float = 60.0
     max_retries: int = 5
+    retry_window: float = 120.0
     cache_dir: Path | None = None
 
 
@@ -65,18 +66,19 @@ def load_model(spec: str | ModelSpec, options: ModelOptions | None = None) -> Ch
             rpm=o.rpm,
             timeout=o.timeout,
             max_retries=o.max_retries,
+            retry_window=o.retry_window,
         )
     if s.kind in ("gguf", "demo"):
+        from taiwa.models.cache import default_cache_dir
         from taiwa.models.llama_cpp_backend import LlamaCppModel
 
+        cache_dir = o.cache_dir or default_cache_dir()
         if s.kind == "gguf":
-            return LlamaCppModel(s.target)
-        from taiwa.models.cache import default_cache_dir
+            return LlamaCppModel(s.target, cache_dir=cache_dir)
         from taiwa.models.embedded import MODEL_ID, embedded_model_path
 
-        return LlamaCppModel(
-            embedded_model_path(o.cache_dir or default_cache_dir()), model_id=MODEL_ID
-        )
+        return LlamaCppModel(embedded_model_path(cache_dir), model_id=MODEL_ID, cache_dir=cache_dir)
+    from taiwa.models.cache import default_cache_dir
     from taiwa.models.transformers_backend import TransformersModel
 
-    return TransformersModel(s.target)
+    return TransformersModel(s.target, cache_dir=o.cache_dir or default_cache_dir())

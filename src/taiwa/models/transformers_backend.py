@@ -9,6 +9,7 @@ from typing import Any
 
 from taiwa.errors import TaiwaError
 from taiwa.models.base import ConcurrentModel
+from taiwa.models.file_hash import content_sha256
 from taiwa.models.types import ChatRequest
 
 
@@ -17,7 +18,7 @@ class TransformersModel(ConcurrentModel):
 
     backend = "transformers"
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, cache_dir: Path | None = None) -> None:
         self.path = Path(path)
         if not self.path.is_dir():
             raise TaiwaError(f"hf:PATH must be a local model directory; {self.path} is not one")
@@ -29,6 +30,7 @@ class TransformersModel(ConcurrentModel):
         if getattr(self.tokenizer, "chat_template", None) is None:
             raise TaiwaError(f"{self.path}: the tokenizer has no chat template")
         self.model_id = str(self.path.resolve())
+        self.identity = f"sha256:{content_sha256(self.path, cache_dir)}"
         self.concurrency = 1
         self._lock = threading.Lock()
 

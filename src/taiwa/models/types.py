@@ -61,7 +61,8 @@ class ChatRequest(BaseModel):
     params: GenerationParams = Field(default_factory=GenerationParams)
 
     def cache_key(self, backend: str, model: str) -> str:
-        """SHA-256 of everything that determines the reply (not the sample id)."""
+        """SHA-256 of everything that determines the reply (not the sample id): the backend,
+        the model's identity (``model``), the parameters and the messages."""
         payload = self.model_dump(mode="json", include={"params", "messages"})
         payload["backend"] = backend
         payload["model"] = model
