@@ -4,7 +4,10 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
+
+_SECRET_FIELD = re.compile(r"(?i)key|token|secret|password|passwd|auth")
 
 
 class TaiwaError(Exception):
@@ -50,9 +53,10 @@ class InputError(TaiwaError):
             expected = msg.removeprefix("Value error, ").removeprefix("expected ")
         else:
             expected = msg[0].lower() + msg[1:]
-        return cls(
-            file, line, field or None, expected, None if missing else _short(err.get("input"))
-        )
+        got = None if missing else _short(err.get("input"))
+        if got is not None and _SECRET_FIELD.search(field or ""):
+            got = "***"  # never echo a key back
+        return cls(file, line, field or None, expected, got)
 
 
 def _loc(loc: tuple[int | str, ...]) -> str:

@@ -10,6 +10,13 @@ message contents (e.g. malformed JSON) to return before echoing again.
 For tests of the client it also records the last request bodies and ``Authorization`` headers,
 can reject ``response_format`` types (``reject_formats``, answered like llama-cpp-python's
 server does), and can answer ``/v1/models`` with another status (``models_status``).
+
+Fault injection (``tests/faults``): with ``fail_rate`` > 0 each request fails with that
+probability (seeded), as one of ``fail_kinds`` (:data:`FAULT_KINDS`: 500, 429 with
+``Retry-After``, a reset connection, truncated JSON, an HTML error page, empty ``choices``, a
+reply slower than the client's timeout); ``failed`` counts them by kind. ``echo_auth`` makes
+error bodies echo the ``Authorization`` header (as careless proxies do). ``outage()`` closes
+the listening socket and every connection for a while, then listens on the same port again.
 """
 
 from __future__ import annotations
@@ -18,8 +25,10 @@ import argparse
 import asyncio
 import contextlib
 import json
+import random
 import threading
-from collections import deque
+import time
+from collections import Counter, deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -44,17 +53,82 @@ class StubState:
     reject_status: int = 500
     rejected: int = 0
     models_status: int = 200
+    #: random faults: probability per request, the kinds drawn from, the RNG's seed
+    fail_rate: float = 0.0
+    fail_kinds: tuple[str, ...] = ()
+    fail_seed: int = 0
+    failed: Counter[str] = field(default_factory=Counter)
+    retry_after: float = 1.0
+    #: error bodies echo the request's Authorization header
+    echo_auth: bool = False
+    #: (monotonic time, status) of every chat request, for timing checks (Retry-After)
+    times: list[tuple[float, int | str]] = field(default_factory=list)
+    #: how often each last user message was asked (retries included)
+    asked: Counter[str] = field(default_factory=Counter)
+    rng: random.Random = field(default_factory=random.Random)
+
+    def __post_init__(self) -> None:
+        self.rng.seed(self.fail_seed)
+
     #: the last request bodies (parsed JSON) and ``Authorization`` headers, newest last
     bodies: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=256))
     auth: deque[str | None] = field(default_factory=lambda: deque(maxlen=256))
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
-def _reply(body: dict[str, Any]) -> str:
+FAULT_KINDS = ("500", "429", "reset", "truncated", "html", "empty", "slow")
+
+
+def _random_fault(state: StubState) -> str | None:
+    if state.fail_rate <= 0 or state.rng.random() >= state.fail_rate:
+        return None
+    kinds = state.fail_kinds or FAULT_KINDS
+    kind = kinds[state.rng.randrange(len(kinds))]
+    state.failed[kind] += 1
+    return kind
+
+
+async def _injected(kind: str, request: web.Request, state: StubState) -> web.StreamResponse:
+    """The response of one injected fault."""
+    auth = request.headers.get("Authorization") if state.echo_auth else None
+    echoed = f" (request header Authorization: {auth})" if auth else ""
+    if kind == "429":
+        return web.json_response(
+            {"error": {"message": f"rate limited{echoed}"}},
+            status=429,
+            headers={"Retry-After": f"{state.retry_after:g}"},
+        )
+    if kind == "reset":
+        if request.transport is not None:
+            request.transport.abort()  # the connection drops without an answer
+        raise asyncio.CancelledError
+    if kind == "truncated":
+        cut = '{"choices": [{"message": {"content": "途'
+        return web.Response(text=cut, content_type="application/json")
+    if kind == "html":
+        return web.Response(
+            text=f"<html><body><h1>502 Bad Gateway</h1>{echoed}</body></html>",
+            status=502,
+            content_type="text/html",
+        )
+    if kind == "empty":
+        return web.json_response({"id": "x", "object": "chat.completion", "choices": []})
+    if kind == "slow":
+        await asyncio.sleep(state.hang)
+        return web.json_response({"error": {"message": "too late"}}, status=500)
+    return web.json_response({"error": {"message": f"injected 500{echoed}"}}, status=500)
+
+
+def _last_user(body: dict[str, Any]) -> str:
     user = [m for m in body.get("messages", []) if m.get("role") == "user"]
     last = user[-1]["content"] if user else ""
     if isinstance(last, list):
         last = "".join(p.get("text", "") for p in last if p.get("type") == "text")
+    return str(last)
+
+
+def _reply(body: dict[str, Any]) -> str:
+    last = _last_user(body)
     if body.get("response_format"):
         return json.dumps({"answer": last}, ensure_ascii=False)
     return f"echo: {last}"
@@ -92,11 +166,16 @@ def make_app(state: StubState) -> web.Application:
             state.bodies.append(body)
             state.auth.append(request.headers.get("Authorization"))
             fault = state.faults.pop(0) if state.faults else None
+            random_fault = _random_fault(state) if fault is None else None
             reject = isinstance(fmt, dict) and fmt.get("type") in state.reject_formats
             if reject:
                 state.rejected += 1
+            state.times.append((time.monotonic(), fault or random_fault or 200))
+            state.asked[_last_user(body)] += 1
         if reject:
             return _reject_format(str(fmt.get("type")), state.reject_status)
+        if random_fault is not None:
+            return await _injected(random_fault, request, state)
         if fault == "timeout":
             await asyncio.sleep(state.hang)
         if fault == "badjson":
@@ -105,7 +184,11 @@ def make_app(state: StubState) -> web.Application:
             message = "1 validation error:\n  {'type': 'list_type', 'loc': ('body', 'messages')}"
             return web.json_response({"error": {"message": message}}, status=500)
         if isinstance(fault, int):
-            return web.json_response({"error": {"message": f"scripted {fault}"}}, status=fault)
+            auth = request.headers.get("Authorization") if state.echo_auth else None
+            echoed = f" (request header Authorization: {auth})" if auth else ""
+            return web.json_response(
+                {"error": {"message": f"scripted {fault}{echoed}"}}, status=fault
+            )
         if state.latency:
             await asyncio.sleep(state.latency)
         with state.lock:
@@ -137,37 +220,67 @@ def make_app(state: StubState) -> web.Application:
     return app
 
 
+class StubServer:
+    """The stub on a port of its own, in a background thread: ``start``, ``stop`` and
+    ``outage(seconds)`` (the port closes, every connection drops, then it listens again)."""
+
+    def __init__(self, state: StubState, host: str = "127.0.0.1") -> None:
+        self.state = state
+        self.host = host
+        self.port = 0
+        self._loop = asyncio.new_event_loop()
+        self._runner: web.AppRunner | None = None
+        self._thread = threading.Thread(target=self._main, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}/v1"
+
+    async def _listen(self) -> None:
+        runner = web.AppRunner(make_app(self.state), handle_signals=False, shutdown_timeout=0.5)
+        await runner.setup()
+        await web.TCPSite(runner, self.host, self.port, backlog=1024).start()
+        self._runner = runner
+        self.port = runner.addresses[0][1]
+
+    async def _close(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    def _main(self) -> None:
+        asyncio.set_event_loop(self._loop)
+        self._loop.run_forever()
+
+    def start(self) -> StubServer:
+        self._thread.start()
+        asyncio.run_coroutine_threadsafe(self._listen(), self._loop).result(10)
+        return self
+
+    def outage(self, seconds: float) -> None:
+        """Go down now for ``seconds`` (returns at once; the server comes back by itself)."""
+
+        async def down() -> None:
+            await self._close()
+            await asyncio.sleep(seconds)
+            await self._listen()
+
+        asyncio.run_coroutine_threadsafe(down(), self._loop)
+
+    def stop(self) -> None:
+        asyncio.run_coroutine_threadsafe(self._close(), self._loop).result(10)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(10)
+
+
 @contextmanager
 def serve(state: StubState, host: str = "127.0.0.1") -> Iterator[str]:
     """Run the stub on a free port in a background thread; yields its base URL."""
-    loop = asyncio.new_event_loop()
-    ready = threading.Event()
-    holder: dict[str, Any] = {}
-
-    async def start() -> None:
-        runner = web.AppRunner(make_app(state), handle_signals=False, shutdown_timeout=0.5)
-        await runner.setup()
-        site = web.TCPSite(runner, host, 0, backlog=1024)
-        await site.start()
-        holder["runner"] = runner
-        holder["port"] = runner.addresses[0][1]
-        ready.set()
-
-    def main() -> None:
-        asyncio.set_event_loop(loop)
-        loop.run_until_complete(start())
-        loop.run_forever()
-
-    thread = threading.Thread(target=main, daemon=True)
-    thread.start()
-    if not ready.wait(10):
-        raise RuntimeError("stub server did not start")
+    server = StubServer(state, host).start()
     try:
-        yield f"http://{host}:{holder['port']}/v1"
+        yield server.url
     finally:
-        asyncio.run_coroutine_threadsafe(holder["runner"].cleanup(), loop).result(10)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(10)
+        server.stop()
 
 
 def main() -> None:

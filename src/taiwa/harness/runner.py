@@ -484,6 +484,8 @@ def run(
     show_progress: bool = True,
     method: Method[Any] | None = None,
     preloaded: dict[str, ChatModel] | None = None,
+    overwrite: bool = False,
 ) -> RunResult:
     """Validate, run and write: the Python entry point of ``taiwa run``."""
-    return execute(prepare(config, method=method), show_progress=show_progress, preloaded=preloaded)
+    plan = prepare(config, method=method)
+    return execute(plan, show_progress=show_progress, preloaded=preloaded, overwrite=overwrite)

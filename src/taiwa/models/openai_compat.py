@@ -29,7 +29,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from taiwa.errors import EndpointError
+from taiwa.errors import EndpointError, TaiwaError
 from taiwa.models.base import ConcurrentModel, OnResponse
 from taiwa.models.types import ChatMessage, ChatRequest, ChatResponse
 from taiwa.redact import redact
@@ -165,6 +165,37 @@ def _retry_after(value: str | None) -> float | None:
         return None  # an HTTP date: rare for APIs, the backoff covers it
 
 
+def _checked_base_url(url: str) -> str:
+    """The base URL, refused (one line, credentials masked) unless it is http(s)://host… with
+    no ``user:password@`` (the key goes in ``OPENAI_API_KEY``, never into files or logs)."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        ok = parts.scheme in ("http", "https") and bool(parts.hostname) and parts.port != 0
+    except ValueError:
+        ok = False
+    if not ok:
+        raise TaiwaError(
+            f"bad --base-url {redact(url)!r}: expected http(s)://HOST[:PORT]/PATH, "
+            "e.g. http://localhost:8000/v1"
+        )
+    if parts.username is not None or parts.password is not None:
+        raise TaiwaError(
+            f"--base-url {redact(url)!r} carries credentials: put the key in OPENAI_API_KEY "
+            "instead (it is sent as a Bearer token and never written anywhere)"
+        )
+    return url
+
+
+def _endpoint(base_url: str, path: str) -> str:
+    """``base_url`` with ``/path`` appended to its path; a query (``?api-version=…``) kept."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(base_url)
+    return urlunsplit(parts._replace(path=f"{parts.path.rstrip('/')}/{path}"))
+
+
 def _unreachable(exc: Exception) -> bool:
     """The server could not be reached or dropped the connection (not a slow or bad answer)."""
     import aiohttp
@@ -210,7 +241,7 @@ class OpenAICompatModel(ConcurrentModel):
     ) -> None:
         self.model_id = model
         base = base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
-        self.base_url = base.rstrip("/")
+        self.base_url = _checked_base_url(base.rstrip("/"))
         self.concurrency = concurrency
         self.max_retries = max_retries
         self.backoff = backoff
@@ -224,7 +255,7 @@ class OpenAICompatModel(ConcurrentModel):
         self.structured_mode: StructuredMode | None = None
         #: HTTP requests made (every attempt counts), for tests and run statistics.
         self.http_requests = 0
-        self._chat_url = f"{self.base_url}/chat/completions"
+        self._chat_url = _endpoint(self.base_url, "chat/completions")
         self.identity = f"{redact(self.base_url)}|{model}"
         self._rejected_modes: set[StructuredMode] = set()
         self._probe: tuple[asyncio.AbstractEventLoop, asyncio.Event] | None = None
@@ -263,7 +294,7 @@ class OpenAICompatModel(ConcurrentModel):
         """Fail early, with what to fix, when the server cannot be reached or refuses the key."""
         import aiohttp
 
-        url = f"{self.base_url}/models"
+        url = _endpoint(self.base_url, "models")
         timeout = min(self.timeout, 30.0)
         try:
             async with self._session(timeout, 1) as session, session.get(url) as resp:
@@ -347,7 +378,8 @@ class OpenAICompatModel(ConcurrentModel):
         session = _SESSION.get()
         if session is None:
             raise RuntimeError("OpenAICompatModel requests run inside generate()")
-        attempt = 0  # attempts that got an answer (or timed out); reconnects not counted
+        attempt = 0  # attempts that got an answer (or timed out)
+        reconnects = 0  # attempts that could not reach the server, in a row
         down_since: float | None = None
         while True:
             await self.limiter.wait()
@@ -358,12 +390,16 @@ class OpenAICompatModel(ConcurrentModel):
                     raise
                 now = time.monotonic()
                 down_since = (down_since or now) if exc.connection else None
-                delay = self._retry_delay(exc, attempt, now - (down_since or now))
+                reconnects = reconnects + 1 if exc.connection else 0
+                delay = self._retry_delay(
+                    exc, reconnects if exc.connection else attempt, now - (down_since or now)
+                )
                 attempt += 0 if exc.connection else 1
             await asyncio.sleep(delay)
 
     def _retry_delay(self, exc: RequestFailed, attempt: int, down_for: float) -> float:
-        """Seconds to wait before the next attempt, or the final failure."""
+        """Seconds to wait before the next attempt, or the final failure. ``attempt`` counts
+        the retries so far (of reaching the server, for a connection failure)."""
         if exc.connection:
             if down_for >= self.retry_window:
                 raise RequestFailed(
@@ -371,7 +407,8 @@ class OpenAICompatModel(ConcurrentModel):
                     f"{self.retry_window:g})",
                     retryable=False,
                 ) from None
-            return random.uniform(0.0, min(RECONNECT_CAP, self.retry_window - down_for))
+            cap = min(RECONNECT_CAP, self.backoff * 2.0 ** (attempt - 1))
+            return random.uniform(0.0, min(cap, self.retry_window - down_for))
         if attempt >= self.max_retries:  # attempt: the retries so far
             raise RequestFailed(
                 f"{exc} (gave up after {attempt + 1} attempts)", retryable=False
