@@ -7,8 +7,18 @@ from pathlib import Path
 import pytest
 
 from taiwa.errors import InputError
-from taiwa.io import atomic_open, read_records, write_csv, write_jsonl, write_parquet
-from taiwa.schema import DASequenceRecord, TaggedReply
+from taiwa.io import (
+    atomic_open,
+    check_writable,
+    parse_yaml,
+    read_records,
+    read_yaml,
+    write_csv,
+    write_json,
+    write_jsonl,
+    write_parquet,
+)
+from taiwa.schema import MAX_TEXT_CHARS, DASequenceRecord, TaggedReply, TextRecord
 from taiwa.taxonomies import load_taxonomy
 
 TAX = {"taxonomy": load_taxonomy("assistant7")}
@@ -92,7 +102,10 @@ def test_missing_file_and_bad_suffix(tmp_path: Path) -> None:
 
 
 def test_csv_and_parquet_roundtrip(tmp_path: Path) -> None:
-    rows = [{"id": "a", "steps": [{"act": "Answer", "importance": 1.0}]}, {"id": "b", "steps": []}]
+    rows = [
+        {"id": "a", "steps": [{"act": "Answer", "importance": 1.0}]},
+        {"id": "b", "steps": [{"act": "Inform", "importance": 0.5}]},
+    ]
     write_csv(tmp_path / "x.csv", rows)
     write_parquet(tmp_path / "x.parquet", [{"id": "a", "steps": rows[0]["steps"]}])
     assert [r.id for _, r in read_records(tmp_path / "x.csv", DASequenceRecord)] == ["a", "b"]
@@ -113,3 +126,165 @@ def test_writes_are_atomic(tmp_path: Path) -> None:
         raise RuntimeError("crash")
     assert target.read_text(encoding="utf-8") == '{"text": "こんにちは"}\n'
     assert list(tmp_path.iterdir()) == [target]
+
+
+# ---------------------------------------------------------------------------- unusable input
+
+
+def _bytes(tmp_path: Path, data: bytes, name: str = "in.jsonl") -> Path:
+    p = tmp_path / name
+    p.write_bytes(data)
+    return p
+
+
+def _text_error(path: Path) -> InputError:
+    with pytest.raises(InputError) as info:
+        read_records(path, TextRecord)
+    return info.value
+
+
+GOOD_TEXT = '{"id": "a", "text": "こんにちは"}\n'
+
+
+def test_bom_and_crlf_are_fine(tmp_path: Path) -> None:
+    data = ("\ufeff" + GOOD_TEXT + GOOD_TEXT.replace('"a"', '"b"')).replace("\n", "\r\n")
+    p = _bytes(tmp_path, data.encode("utf-8"))
+    assert [(n, r.id) for n, r in read_records(p, TextRecord)] == [(1, "a"), (2, "b")]
+    csv = _bytes(tmp_path, "\ufeffid,text\r\na,こんにちは\r\n".encode(), "in.csv")
+    assert [r.text for _, r in read_records(csv, TextRecord)] == ["こんにちは"]
+
+
+@pytest.mark.parametrize(
+    ("data", "line", "got"),
+    [
+        (GOOD_TEXT.encode() + b'{"id": "b", "text": "\xff"}\n', 2, "byte 0xff"),
+        (GOOD_TEXT.encode("utf-16"), 1, "UTF-16 byte order mark"),
+        (GOOD_TEXT.encode("utf-16-le"), 1, "NUL byte"),
+        ((GOOD_TEXT * 2 + '{"id": "c", "text": "雨"}\n').encode("cp932"), 1, "byte 0x82"),
+    ],
+)
+def test_text_that_is_not_utf8(tmp_path: Path, data: bytes, line: int, got: str) -> None:
+    for name in ("in.jsonl", "in.csv"):
+        e = _text_error(_bytes(tmp_path, data, name))
+        assert e.line == line and e.expected == "UTF-8 text" and got in str(e), str(e)
+
+
+@pytest.mark.parametrize("data", [b"", b"  \n\n\t\n", b"\xef\xbb\xbf", b"id,text\n"])
+def test_a_file_without_records_is_refused(tmp_path: Path, data: bytes) -> None:
+    name = "in.csv" if data.startswith(b"id") else "in.jsonl"
+    e = _text_error(_bytes(tmp_path, data, name))
+    assert str(e) == f"{tmp_path / name}: expected at least one record (got no records)"
+
+
+def test_a_directory_is_not_a_file(tmp_path: Path) -> None:
+    (tmp_path / "d.jsonl").mkdir()
+    assert "got a directory" in str(_text_error(tmp_path / "d.jsonl"))
+
+
+def test_deep_json_and_lone_surrogates(tmp_path: Path) -> None:
+    deep = GOOD_TEXT + '{"id": "b", "text": ' + "[" * 10_000 + "]" * 10_000 + "}\n"
+    e = _text_error(_bytes(tmp_path, deep.encode()))
+    assert e.line == 2 and "nested at most" in str(e)
+    nested = GOOD_TEXT + '{"id": "b", "x": ' + "[" * 150 + "]" * 150 + "}\n"
+    assert "nesting at most 100 deep" in str(_text_error(_bytes(tmp_path, nested.encode())))
+    lone = GOOD_TEXT + '{"id": "b", "text": "a\\ud800b"}\n'
+    e = _text_error(_bytes(tmp_path, lone.encode()))
+    assert (e.line, e.field) == (2, "text") and "surrogate" in str(e)
+    pair = '{"id": "b", "text": "\\ud83d\\ude00"}\n'
+    assert [r.text for _, r in read_records(_bytes(tmp_path, pair.encode()), TextRecord)] == ["😀"]
+
+
+def test_texts_are_bounded_by_one_limit(tmp_path: Path) -> None:
+    at_limit = '{"id": "a", "text": "' + "あ" * MAX_TEXT_CHARS + '"}\n'
+    assert read_records(_bytes(tmp_path, at_limit.encode()), TextRecord)
+    over = '{"id": "a", "text": "x", "extra": "' + "あ" * (MAX_TEXT_CHARS + 1) + '"}\n'
+    e = _text_error(_bytes(tmp_path, over.encode()))
+    assert (e.line, e.field) == (1, "extra") and "at most 100,000 characters" in str(e)
+    over_csv = "id,text\na," + "x" * 1_000_000 + "\n"
+    e = _text_error(_bytes(tmp_path, over_csv.encode(), "in.csv"))
+    assert (e.line, e.field) == (2, "text")
+
+
+@pytest.mark.parametrize(
+    ("line", "field"),
+    [
+        ('{"id": " ", "text": "x"}', "id"),
+        ('{"id": "a", "text": "\u3000"}', "text"),
+        ('{"id": "a", "text": ""}', "text"),
+    ],
+)
+def test_blank_ids_and_texts(tmp_path: Path, line: str, field: str) -> None:
+    e = _text_error(_bytes(tmp_path, (line + "\n").encode()))
+    assert (e.line, e.field) == (1, field) and "non-blank" in str(e)
+
+
+def test_empty_or_zero_steps_are_refused(tmp_path: Path) -> None:
+    e = _error(_write(tmp_path, GOOD, '{"id": "b", "steps": []}'))
+    assert (e.line, e.field) == (2, "steps")
+    e = _error(_write(tmp_path, '{"id": "b", "steps": [{"act": "Answer", "importance": 0}]}'))
+    assert (e.line, e.field) == (1, "steps") and "more than 0" in str(e)
+
+
+@pytest.mark.parametrize("data", [b"", b"PAR1", b"not parquet at all", b"PAR1\x00\x01PAR1"])
+def test_corrupt_parquet(tmp_path: Path, data: bytes) -> None:
+    e = _text_error(_bytes(tmp_path, data, "in.parquet"))
+    assert e.expected == "a Parquet file" and str(tmp_path) not in str(e.got)
+
+
+def test_parquet_without_rows(tmp_path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"id": pa.array([], pa.string())}), tmp_path / "x.parquet")
+    assert "no records" in str(_text_error(tmp_path / "x.parquet"))
+
+
+# ---------------------------------------------------------------------------- YAML
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "message"),
+    [
+        ("a: &x [1, 2]\nb: *x\n", 2, "no YAML aliases"),
+        ("a: 1\n2: b\n", 2, "string keys"),
+        ("a:\n  null: b\n", 2, "string keys"),
+        ("a: !!python/name:os.system\n", 1, "valid YAML"),
+        ("a: [\n", 2, "valid YAML"),
+        ('a: "\\ud800"\n', 1, "surrogate"),
+        ("a: " + "[" * 200 + "]" * 200 + "\n", 1, "nesting at most"),
+        ("a: b\n---\nc: d\n", 2, "valid YAML"),
+    ],
+)
+def test_yaml_is_loaded_strictly(text: str, line: int, message: str) -> None:
+    with pytest.raises(InputError) as info:
+        parse_yaml(text, "run.yaml")
+    assert info.value.line == line and message in str(info.value), str(info.value)
+
+
+def test_yaml_file_encodings(tmp_path: Path) -> None:
+    p = _bytes(tmp_path, "\ufeffmethod: prompts\r\nseed: 1\r\n".encode(), "run.yaml")
+    assert read_yaml(p) == {"method": "prompts", "seed": 1}
+    p = _bytes(tmp_path, "method: prompts\n".encode("utf-16"), "run.yaml")
+    with pytest.raises(InputError, match="UTF-8"):
+        read_yaml(p)
+    assert read_yaml(_bytes(tmp_path, b"# nothing\n", "empty.yaml")) is None
+
+
+# ---------------------------------------------------------------------------- outputs
+
+
+def test_unwritable_outputs_are_one_line_errors(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("x")
+    (tmp_path / "dir").mkdir()
+    check_writable(tmp_path / "new" / "deeper" / "out.json", "--json")  # made when writing
+    for bad, got in (
+        (tmp_path / "dir", "a directory"),
+        (tmp_path / "file" / "out.json", "is not a directory"),
+        (Path("/proc/self/nowhere/out.json"), "No such file"),
+    ):
+        with pytest.raises(InputError, match=got):
+            check_writable(bad, "--json")
+    with pytest.raises(InputError, match="a directory"):
+        write_json(tmp_path / "dir", {})
+    with pytest.raises(InputError, match="writable"):
+        write_jsonl(tmp_path / "file" / "x.jsonl", [])

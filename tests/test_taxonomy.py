@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from taiwa.errors import InputError
+from taiwa.errors import InputError, TaiwaError
 from taiwa.taxonomies import load_taxonomy
 
 
@@ -51,3 +51,30 @@ def test_bad_yaml(tmp_path: Path) -> None:
         load_taxonomy(p)
     with pytest.raises(InputError, match="built-in taxonomy"):
         load_taxonomy(tmp_path / "missing.yaml")
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ("name: x\nacts:\n  - name: A\n    ja: あ\n".encode("utf-16"), "UTF-8"),
+        (b"name: x\nacts:\n  - {name: A, ja: \xff, en: A, definition: d}\n", "UTF-8"),
+        (b"name: x\nacts:\n  - {1: A, ja: a, en: A, definition: d}\n", "string keys"),
+        (b"", "got an empty file"),
+        (b"- a\n- b\n", "got list"),
+        (b"name: x\nacts: &a [*a]\n", "aliases"),
+        (b"name: ' '\nacts:\n  - {name: A, ja: a, en: A, definition: d}\n", "non-blank"),
+    ],
+)
+def test_bad_taxonomy_files(tmp_path: Path, data: bytes, message: str) -> None:
+    p = tmp_path / "t.yaml"
+    p.write_bytes(data)
+    with pytest.raises(InputError, match=message) as info:
+        load_taxonomy(p)
+    assert str(info.value).startswith(str(p))
+
+
+def test_blank_taxonomy_name_and_directory(tmp_path: Path) -> None:
+    with pytest.raises(TaiwaError, match="got ''"):
+        load_taxonomy("")
+    with pytest.raises(InputError, match="a directory"):
+        load_taxonomy(tmp_path)

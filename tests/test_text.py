@@ -10,7 +10,7 @@ from taiwa.text import (
     default_tokenizer,
     nfkc,
 )
-from taiwa.text.tokenizer import _tagger
+from taiwa.text.tokenizer import CHUNK_CHARS, _tagger, chunks
 
 
 def test_protocols() -> None:
@@ -54,3 +54,23 @@ def test_one_tagger_per_process() -> None:
     FugashiTokenizer().tokenize("二回目")
     assert _tagger.cache_info().currsize == 1
     assert default_tokenizer() is default_tokenizer()
+
+
+def test_long_texts_are_cut_at_sentence_ends() -> None:
+    short = "今日は晴れ。" * 10
+    assert chunks(short) == [short]
+    text = ("今日は晴れ。明日は雨かもしれません\n" * 1000) + "あ" * (3 * CHUNK_CHARS)
+    pieces = chunks(text)
+    assert "".join(pieces) == text and all(len(p) <= CHUNK_CHARS for p in pieces)
+    assert all(p.endswith(("。", "\n")) for p in pieces[:-4])
+    assert [len(p) for p in pieces[-3:]] == [CHUNK_CHARS, CHUNK_CHARS, CHUNK_CHARS]
+
+
+def test_chunked_analysis_matches_sentence_by_sentence() -> None:
+    tok = FugashiTokenizer()
+    sentence = "私は昨日東京で美味しいラーメンを食べました。"
+    text = sentence * 500
+    assert len(text) > CHUNK_CHARS
+    assert tok.tokenize(text) == tok.tokenize(sentence) * 500
+    words = tok.map_many([text], {"名詞", "動詞"}, lambda t: t.lemma)[0]
+    assert words == tok.map_many([sentence], {"名詞", "動詞"}, lambda t: t.lemma)[0] * 500

@@ -39,7 +39,7 @@ JsonOut = Annotated[
     Path | None,
     typer.Option("--json", help="Also write per-item scores and the summary to this JSON file."),
 ]
-Seed = Annotated[int, typer.Option(help="Seed of the bootstrap resampling (95 % CIs).")]
+Seed = Annotated[int, typer.Option(min=0, help="Seed of the bootstrap resampling (95 % CIs).")]
 
 
 def _version(value: bool) -> None:
@@ -56,6 +56,14 @@ def _root(
     ] = False,
 ) -> None:
     """Evaluate Japanese dialogue systems. Start with [bold]taiwa demo[/bold]."""
+
+
+def _writable(json_out: Path | None) -> None:
+    """Refuse an unwritable ``--json`` before any work is done."""
+    if json_out is not None:
+        from taiwa.io import check_writable
+
+        check_writable(json_out, "--json")
 
 
 def _finish(
@@ -105,6 +113,7 @@ def score_wed(
     {"id", "steps": [{"act", "importance", "rationale"}]} or a seed 000 dataset item
     (its output_dialogue_acts.steps are used).
     """
+    _writable(json_out)
     from taiwa import tables
     from taiwa.file_scoring import score_da_sequence_files
     from taiwa.taxonomies import load_taxonomy
@@ -127,6 +136,7 @@ def score_wlcs(
 
     Same input as [bold]taiwa score wed[/bold].
     """
+    _writable(json_out)
     from taiwa import tables
     from taiwa.file_scoring import score_da_sequence_files
     from taiwa.taxonomies import load_taxonomy
@@ -152,6 +162,7 @@ def score_dae(
     file: TagFile, taxonomy: ChitchatTax = "chitchat11", json_out: JsonOut = None, seed: Seed = 0
 ) -> None:
     """Dialogue Act Entropy per system (bits), with Distinct-1/2 if replies are given (seed 002)."""
+    _writable(json_out)
     from taiwa import tables
     from taiwa.file_scoring import score_da_tag_file
     from taiwa.taxonomies import load_taxonomy
@@ -172,6 +183,7 @@ def score_dami(
     seed: Seed = 0,
 ) -> None:
     """Dialogue Act Mutual Information (previous act → reply act) per system, in bits (seed 002)."""
+    _writable(json_out)
     from taiwa import tables
     from taiwa.file_scoring import score_da_tag_file
     from taiwa.metrics import transition_lift
@@ -204,6 +216,7 @@ def score_rouge(
     seed: Seed = 0,
 ) -> None:
     """Japanese ROUGE-1/2/L F-measures (fugashi tokens), paired by id (seed 001)."""
+    _writable(json_out)
     from taiwa import tables
     from taiwa.file_scoring import score_rouge_files
 
@@ -224,7 +237,8 @@ def demo(
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point: user errors become one stderr line and exit code 2 (tracebacks with --debug)."""
+    """Entry point: user errors become one stderr line (secrets masked) and their exit code: 2
+    for bad input, 1 for a run that cannot go on (tracebacks with --debug)."""
     args = sys.argv[1:] if argv is None else argv
     debug = "--debug" in args
     try:
@@ -232,5 +246,10 @@ def main(argv: list[str] | None = None) -> None:
     except TaiwaError as exc:
         if debug:
             raise
-        err.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
-        sys.exit(2)
+        from rich.markup import escape
+
+        from taiwa.redact import redact
+
+        message = escape(redact(str(exc)))
+        err.print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
+        sys.exit(exc.exit_code)

@@ -86,8 +86,9 @@ def build_cooccurrence(
     from pydantic import ValidationError
 
     from taiwa.errors import TaiwaError
+    from taiwa.io import check_writable
     from taiwa.resources.cooccurrence.config import MinerConfig
-    from taiwa.resources.cooccurrence.table import mine_cooccurrence
+    from taiwa.resources.cooccurrence.table import meta_path, mine_cooccurrence
 
     if engine not in ("duckdb", "spark"):
         raise TaiwaError(f"--engine must be duckdb or spark, got {engine!r}")
@@ -117,6 +118,8 @@ def build_cooccurrence(
             for e in exc.errors()
         )
         raise TaiwaError(f"bad miner settings: {problems}") from None
+    check_writable(out, "--out")
+    check_writable(meta_path(out), "--out")
     eng: Literal["duckdb", "spark"] = "spark" if engine == "spark" else "duckdb"
     with console.status(f"mining co-occurrences with {engine} …"):
         report = mine_cooccurrence(inputs, out, config, engine=eng)

@@ -108,6 +108,7 @@ def score_da_tag_file(path: str | Path, taxonomy: Taxonomy, *, seed: int = 0) ->
     """DAE, DAMI and Distinct-1/2 per system from a file of tagged replies (seed 002 §4, App. C)."""
     path = Path(path)
     records = read_records(path, TaggedReply, context={"taxonomy": taxonomy})
+    index_by_id(path, records)
     by_system: dict[str, list[TaggedReply]] = defaultdict(list)
     items = []
     unlabelled = 0
@@ -119,6 +120,14 @@ def score_da_tag_file(path: str | Path, taxonomy: Taxonomy, *, seed: int = 0) ->
             continue
         by_system[rec.system].append(rec.model_copy(update={"act": act, "prev_act": prev}))
         items.append({"id": rec.id, "system": rec.system, "prev_act": prev, "act": act})
+    if not items:
+        raise InputError(
+            str(path),
+            None,
+            "act",
+            "at least one reply with an act (or >= 2 agreeing votes)",
+            "none",
+        )
     summary: dict[str, Any] = {}
     for system, recs in by_system.items():
         acts = [r.act for r in recs if r.act is not None]

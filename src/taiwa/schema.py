@@ -2,13 +2,53 @@
 
 Anything that crosses a file boundary is one of these models, so that a bad line in an input
 file fails with the field that is wrong (see :mod:`taiwa.io`).
+
+Texts are bounded by one limit, :data:`MAX_TEXT_CHARS`: every string an input file holds is
+checked against it when the file is read (:mod:`taiwa.io`), and the :data:`Text` and
+:data:`NonBlank` field types check it again for records built in code. Ids and the texts a
+method evaluates are :data:`NonBlank`: an empty or white-space-only value is an error.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import math
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+
+MAX_TEXT_CHARS = 100_000
+"""The longest string taiwa accepts in any input (an utterance, a reply, an id, a label):
+longer ones are an error naming file, line and field. 100,000 characters is some 50 pages of
+Japanese, far above any dialogue turn; the tokenizer and the tables stay fast below it."""
+
+
+def bounded(text: str) -> str:
+    """``text`` unless it is longer than :data:`MAX_TEXT_CHARS` (a ``ValueError`` then)."""
+    if len(text) > MAX_TEXT_CHARS:
+        raise ValueError(f"at most {MAX_TEXT_CHARS:,} characters (got {len(text):,})")
+    return text
+
+
+def non_blank(text: str) -> str:
+    """``text`` unless it is empty or only white space, or too long (a ``ValueError`` then)."""
+    if not text.strip():
+        raise ValueError("a non-blank text")
+    return bounded(text)
+
+
+Text = Annotated[str, AfterValidator(bounded)]
+"""A string of at most :data:`MAX_TEXT_CHARS` characters."""
+
+NonBlank = Annotated[str, AfterValidator(non_blank)]
+"""A string with something other than white space in it, of at most :data:`MAX_TEXT_CHARS`."""
 
 Role = Literal["user", "system", "human", "agent"]
 """Who speaks: ``user``/``system`` for assistant dialogues, ``human``/``agent`` for seed 003."""
@@ -19,8 +59,8 @@ class Utterance(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    speaker: str
-    text: str
+    speaker: Text
+    text: NonBlank
     role: Role
     correct: bool | None = None
     """Optional human label: is this (agent) utterance semantically correct? (seed 003 §3.1)"""
@@ -31,8 +71,8 @@ class Dialogue(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    id: str = Field(min_length=1)
-    utterances: list[Utterance]
+    id: NonBlank
+    utterances: list[Utterance] = Field(min_length=1)
     meta: dict[str, Any] = Field(default_factory=dict)
 
 
@@ -54,7 +94,7 @@ class DAStep(BaseModel):
 
     act: str = Field(min_length=1)
     importance: float = Field(ge=0.0, le=1.0, allow_inf_nan=False)
-    rationale: str | None = None
+    rationale: Text | None = None
 
     @field_validator("act")
     @classmethod
@@ -79,10 +119,20 @@ class DASequenceRecord(DASequence):
 
     A seed 000 dataset item (App. A) is accepted as well: its
     ``output_dialogue_acts.steps`` become ``steps`` and ``output.text`` becomes ``text``.
+    A record needs at least one step and importances that sum to more than 0 (they are
+    renormalised to 1 when scored).
     """
 
-    id: str = Field(min_length=1)
-    text: str | None = None
+    id: NonBlank
+    text: NonBlank | None = None
+    steps: list[DAStep] = Field(min_length=1)
+
+    @field_validator("steps")
+    @classmethod
+    def _some_importance(cls, steps: list[DAStep]) -> list[DAStep]:
+        if math.fsum(s.importance for s in steps) <= 0:
+            raise ValueError("importances that sum to more than 0 (they are renormalised to 1)")
+        return steps
 
     @model_validator(mode="before")
     @classmethod
@@ -103,11 +153,11 @@ class DialogueAct(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    name: str = Field(min_length=1)
-    ja: str
-    en: str
-    definition: str
-    group: str | None = None
+    name: NonBlank
+    ja: NonBlank
+    en: NonBlank
+    definition: Text
+    group: Text | None = None
 
 
 class Taxonomy(BaseModel):
@@ -115,8 +165,8 @@ class Taxonomy(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    name: str = Field(min_length=1)
-    description: str = ""
+    name: NonBlank
+    description: Text = ""
     acts: list[DialogueAct] = Field(min_length=1)
 
     @model_validator(mode="after")
@@ -152,10 +202,10 @@ class TaggedReply(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    id: str = Field(min_length=1)
-    system: str = "system"
-    context: str | None = None
-    reply: str | None = None
+    id: NonBlank
+    system: NonBlank = "system"
+    context: NonBlank | None = None
+    reply: NonBlank | None = None
     act: str | None = None
     votes: list[list[str]] | None = None
     prev_act: str | None = None
@@ -187,5 +237,5 @@ class TextRecord(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    id: str = Field(min_length=1)
-    text: str
+    id: NonBlank
+    text: NonBlank

@@ -12,7 +12,9 @@ if TYPE_CHECKING:
     from taiwa.file_scoring import FileScores
 
 CLIP = 200
-"""Texts longer than this are cut in tables (the run directory keeps them whole)."""
+"""Texts longer than this are cut in tables (the run directory keeps them whole): every cell
+that shows input text (a reply, an utterance, an id, a system or act name) goes through
+:func:`clip`, so rendering time stays bounded whatever the input holds."""
 
 
 def clip(text: str, limit: int = CLIP) -> str:
@@ -39,7 +41,7 @@ def systems_table(
         t.add_column(label, justify="right")
     for system, block in summary["systems"].items():
         n = f"{block.get('scored', '–')}/{block.get('n', '–')}"
-        t.add_row(system, n, *(ci_cell(block.get(k), 2) for k in metrics))
+        t.add_row(clip(system), n, *(ci_cell(block.get(k), 2) for k in metrics))
     return t
 
 
@@ -80,7 +82,7 @@ def da_distribution_table(res: FileScores, title: str, columns: tuple[str, ...])
         header = {"dae": "DAE", "dami": "DAMI"}.get(c, c.replace("distinct", "Dist-"))
         t.add_column(header, justify="right", no_wrap=True)
     for system, row in res.summary.items():
-        cells = [system, str(row["dae"]["n"])]
+        cells = [clip(system), str(row["dae"]["n"])]
         for c in columns:
             cells.append(
                 _ci(row[c]) if isinstance(row.get(c), dict) else f"{row.get(c, float('nan')):.3f}"
@@ -105,7 +107,7 @@ def lift_table(tl: Any, title: str) -> Table:
     t = Table(title=title, title_justify="left")
     t.add_column("prev \\ next")
     for lab in tl.labels:
-        t.add_column(lab, justify="right")
+        t.add_column(clip(lab), justify="right")
     for i, lab in enumerate(tl.labels):
-        t.add_row(lab, *("–" if v != v else f"{v:.2f}" for v in tl.lift[i]))
+        t.add_row(clip(lab), *("–" if v != v else f"{v:.2f}" for v in tl.lift[i]))
     return t

@@ -9,10 +9,10 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
-import yaml
 from pydantic import ValidationError
 
-from taiwa.io import InputError
+from taiwa.errors import TaiwaError
+from taiwa.io import InputError, parse_yaml, read_yaml
 from taiwa.schema import Taxonomy
 
 BUILTIN = ("assistant7", "chitchat11")
@@ -26,28 +26,26 @@ def load_taxonomy(name_or_path: str | Path) -> Taxonomy:
     """
     if str(name_or_path) in BUILTIN:
         return _builtin(str(name_or_path))
+    expected = f"a built-in taxonomy ({', '.join(BUILTIN)}) or a YAML file"
+    if not str(name_or_path).strip():
+        raise TaiwaError(f"taxonomy: expected {expected} (got '')")
     path = Path(name_or_path)
     if not path.exists():
-        raise InputError(
-            str(path), None, None, f"a built-in taxonomy ({', '.join(BUILTIN)}) or a YAML file"
-        )
-    return _from_yaml(path.read_text(encoding="utf-8"), str(path))
+        raise InputError(str(path), None, None, expected)
+    return _validated(read_yaml(path), str(path))
 
 
 @cache
 def _builtin(name: str) -> Taxonomy:
     text = resources.files("taiwa").joinpath(f"data/taxonomies/{name}.yaml").read_text("utf-8")
-    return _from_yaml(text, name)
+    return _validated(parse_yaml(text, name), name)
 
 
-def _from_yaml(text: str, source: str) -> Taxonomy:
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        raise InputError(source, line, None, "valid YAML", str(exc).splitlines()[0]) from exc
+def _validated(data: object, source: str) -> Taxonomy:
+    if not isinstance(data, dict):
+        got = "an empty file" if data is None else type(data).__name__
+        raise InputError(source, None, None, "a taxonomy: a mapping with name and acts", got)
     try:
         return Taxonomy.model_validate(data)
     except ValidationError as exc:
-        raise InputError.from_validation(source, None, exc) from exc
+        raise InputError.from_validation(source, None, exc) from None

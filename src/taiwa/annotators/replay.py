@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from taiwa.errors import TaiwaError
 from taiwa.io import index_by_id, read_records
 from taiwa.schema import DASequence, DASequenceRecord, Taxonomy
 
 
 def load_sequences(path: str | Path, taxonomy: Taxonomy) -> dict[str, DASequence]:
     """Every sequence of ``path`` by id; acts are checked against ``taxonomy``."""
+    if not str(path).strip():
+        raise TaiwaError("bad spec 'replay:': expected replay:FILE (a file of DA sequences)")
     records = read_records(path, DASequenceRecord, context={"taxonomy": taxonomy})
     return {k: DASequence(steps=r.steps) for k, (_, r) in index_by_id(path, records).items()}

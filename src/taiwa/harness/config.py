@@ -32,10 +32,11 @@ class RunConfig(BaseModel):
     out: Path | None = None
     limit: int | None = Field(None, ge=1)
     concurrency: int = Field(16, ge=1)
-    rpm: float | None = Field(None, gt=0)
-    timeout: float = Field(60.0, gt=0)
+    rpm: float | None = Field(None, gt=0, allow_inf_nan=False)
+    timeout: float = Field(60.0, gt=0, allow_inf_nan=False)
     max_retries: int = Field(5, ge=0)
-    temperature: float = Field(0.0, ge=0)
+    retry_window: float = Field(120.0, ge=0)
+    temperature: float = Field(0.0, ge=0, allow_inf_nan=False)
     max_tokens: int = Field(512, ge=1)
     seed: int = Field(0, ge=0)
     cache_dir: Path | None = None
@@ -65,22 +66,19 @@ class RunConfig(BaseModel):
             rpm=self.rpm,
             timeout=self.timeout,
             max_retries=self.max_retries,
+            retry_window=self.retry_window,
             cache_dir=self.cache_dir,
         )
 
 
 def _yaml_mapping(path: Path) -> dict[str, Any]:
-    import yaml
+    from taiwa.io import read_yaml
 
-    if not path.is_file():
-        raise InputError(str(path), None, None, "an existing YAML file", "no such file")
-    try:
-        loaded = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError as exc:
-        raise InputError(str(path), None, None, "valid YAML", str(exc).splitlines()[0]) from None
+    loaded = read_yaml(path)
     if not isinstance(loaded, dict):
-        raise InputError(str(path), None, None, "a mapping of run settings")
-    return {str(k).replace("-", "_"): v for k, v in loaded.items()}
+        got = "an empty file" if loaded is None else type(loaded).__name__
+        raise InputError(str(path), None, None, "a mapping of run settings", got)
+    return {k.replace("-", "_"): v for k, v in loaded.items()}
 
 
 def resolve_config(config_file: Path | None, overrides: dict[str, Any]) -> RunConfig:

@@ -53,6 +53,32 @@ class MorphAnalyzer(Tokenizer, Protocol):
     def analyze(self, text: str) -> list[Token]: ...
 
 
+CHUNK_CHARS = 4_096
+"""Texts longer than this are handed to MeCab in pieces of at most this many characters, cut
+after a sentence end or a line break where there is one (else at this size): MeCab crashes the
+process on texts of about a million characters, and a piece of a few thousand costs the same
+per character as a whole text."""
+
+_SENTENCE_END = re.compile(r"[。．.！!？?\n]")
+
+
+def chunks(text: str, size: int = CHUNK_CHARS) -> list[str]:
+    """``text`` cut into pieces of at most ``size`` characters, each ending at the last
+    sentence end or line break inside it when there is one; ``"".join`` gives ``text`` back."""
+    if len(text) <= size:
+        return [text]
+    out = []
+    start = 0
+    while len(text) - start > size:
+        window = text[start : start + size]
+        ends = [m.end() for m in _SENTENCE_END.finditer(window)]
+        cut = ends[-1] if ends else size
+        out.append(text[start : start + cut])
+        start += cut
+    out.append(text[start:])
+    return out
+
+
 _LOCK = threading.RLock()  # a MeCab tagger is not thread-safe; map_many's fn may analyze too
 
 
@@ -150,12 +176,15 @@ def _pos1_lines(pos1: frozenset[str]) -> re.Pattern[str]:
     return re.compile(rf"\n(?:\*?,)*(?:{names})(?=[,\t])[^\n]*")  # no group: faster
 
 
-def _prepared(texts: Iterable[str], normalize: bool) -> list[str]:
+def _prepared(texts: Iterable[str], normalize: bool) -> list[list[str]]:
     """The texts as :meth:`FugashiTokenizer.analyze` hands them to MeCab: NFKC (unless
-    ``normalize`` is false), newlines as spaces."""
-    if normalize:
-        return [nfkc(t).replace("\n", " ") for t in texts]
-    return [t.replace("\n", " ") for t in texts]
+    ``normalize`` is false), in :func:`chunks`, newlines as spaces."""
+    return [[c.replace("\n", " ") for c in chunks(nfkc(t) if normalize else t)] for t in texts]
+
+
+def _found(find: Callable[[str], list[str]], tagger: Any, pieces: list[str]) -> list[str]:
+    """The matching output lines of every piece of one text, in order."""
+    return [line for piece in pieces for line in find(tagger.parse(piece))]
 
 
 class FugashiTokenizer:
@@ -174,8 +203,10 @@ class FugashiTokenizer:
             text = nfkc(text)
         tagger = _tagger()
         with _LOCK:
-            parsed = tagger.parse(text.replace("\n", " "))
-        return [_token(line) for line in parsed.split("\n") if line and line != "EOS"]
+            parsed = [tagger.parse(c.replace("\n", " ")) for c in chunks(text)]
+        return [
+            _token(line) for out in parsed for line in out.split("\n") if line and line != "EOS"
+        ]
 
     def analyze_many(
         self, texts: Iterable[str], *, pos1: Collection[str] | None = None
@@ -198,11 +229,13 @@ class FugashiTokenizer:
         output, but ``fn`` runs once per distinct morpheme (MeCab output line) and its results
         are kept, per function, so ``fn`` must be pure. One lock and one pattern search per
         text; the other morphemes never become tokens."""
-        texts = _prepared(texts, self.normalize)
+        pieces = _prepared(texts, self.normalize)
         find = _pos1_lines(frozenset(pos1)).findall
         tagger = _feature_tagger()
         with _LOCK:
-            found = [find(tagger.parse(t)) for t in texts]
+            found = [
+                find(tagger.parse(p[0])) if len(p) == 1 else _found(find, tagger, p) for p in pieces
+            ]
             results = _results_of(fn)
             missing = {line for lines in found for line in lines if line not in results}
             if len(results) + len(missing) > _CACHE_SIZE:
@@ -213,6 +246,7 @@ class FugashiTokenizer:
             return [[y for line in lines if (y := results[line]) is not None] for lines in found]
 
     def tokenize(self, text: str) -> list[str]:
+        """Surface forms without punctuation and white space."""
         return [t.surface for t in self.analyze(text) if t.pos1 not in SKIPPED_POS and t.surface]
 
 

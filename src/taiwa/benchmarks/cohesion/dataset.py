@@ -9,16 +9,23 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from taiwa.errors import InputError
-from taiwa.io import index_by_id, read_records
+from taiwa.io import index_by_id, read_records, shown
 from taiwa.schema import Dialogue
 
 AGENT_ROLES = frozenset({"agent", "system"})
 
 
 def load_dialogues(path: str | Path) -> list[Dialogue]:
-    """Dialogue JSONL in the shared schema; ids must be unique."""
+    """Dialogue JSONL in the shared schema; ids must be unique, ``meta.system`` (when given)
+    a non-blank name."""
     records = read_records(path, Dialogue)
     index_by_id(path, records)
+    for line, d in records:
+        system = d.meta.get("system", "agent")
+        if not isinstance(system, str) or not system.strip():
+            raise InputError(
+                str(path), line, "meta.system", "a non-blank system name", shown(system)
+            )
     return [d for _, d in records]
 
 

@@ -25,13 +25,13 @@ def shares_table(summary: Mapping[str, Any], title: str) -> list[Table]:
     for system, e in summary["systems"].items():
         cond = e.get("conditions", {})
         t.add_row(
-            system,
+            clip(system),
             str(e["cohesive_share"]["n"]),
             ci_cell(e["cohesive_share"], 2),
             str(e.get("dialogue_mean", {}).get("n", "–")),
             ci_cell(e.get("dialogue_mean"), 2),
         )
-        c.add_row(system, *(ci_cell(cond.get(k), 2) for k in "abc"))
+        c.add_row(clip(system), *(ci_cell(cond.get(k), 2) for k in "abc"))
     t.caption = (
         "cohesive: pooled share of agent utterances judged cohesive (評価値); dialogue mean: "
         "mean of the per-dialogue shares; 95 % bootstrap CIs below"
@@ -48,7 +48,7 @@ def agreement_table(summary: Mapping[str, Any]) -> Table:
     for system, e in summary["systems"].items():
         if "precision" in e:
             t.add_row(
-                system,
+                clip(system),
                 str(e["n_labelled"]),
                 *(ci_cell(e.get(k), 2) for k in ("human_rate", "precision", "recall")),
             )
@@ -92,8 +92,8 @@ def examples_table(examples: Sequence[Mapping[str, Any]]) -> Table:
         )
         label = "–" if "correct" not in r else ("correct" if r["correct"] else "incorrect")
         t.add_row(
-            f"{r['dialogue_id']}:{r['index']}",
-            r["system"],
+            f"{clip(r['dialogue_id'], 60)}:{r['index']}",
+            clip(r["system"]),
             "cohesive" if r["cohesive"] else "not cohesive",
             ",".join(r["conditions"]) or "–",
             clip(pairs) or "–",

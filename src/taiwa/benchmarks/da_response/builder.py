@@ -18,7 +18,14 @@ from taiwa.annotators.steps_json import validation_reason
 from taiwa.benchmarks.da_response.dataset import DAResponseItem, item_json_schema
 from taiwa.benchmarks.da_response.prompts import generation_prompt
 from taiwa.errors import InputError
-from taiwa.io import iter_rows, write_jsonl
+from taiwa.io import (
+    check_values,
+    decoded_lines,
+    iter_rows,
+    require_file,
+    shown,
+    write_jsonl,
+)
 from taiwa.llm_json import extract_json, generate_json
 from taiwa.metrics.da_steps import ImportanceWarning
 from taiwa.models.base import ChatModel
@@ -35,15 +42,18 @@ def read_instructions(path: str | Path) -> list[str]:
         for line, row in iter_rows(p):
             value = row.get("instruction")
             if not isinstance(value, str) or not value.strip():
-                raise InputError(str(p), line, "instruction", "a non-empty string")
+                raise InputError(str(p), line, "instruction", "a non-blank string", shown(value))
             out.append(value.strip())
         return out
-    if not p.is_file():
-        raise InputError(str(p), None, None, "an existing file", "no such file")
-    lines = [ln.strip() for ln in p.read_text(encoding="utf-8").splitlines()]
-    out = [ln for ln in lines if ln and not ln.startswith("#")]
+    require_file(p)
+    out = []
+    for number, raw in enumerate(decoded_lines(p), start=1):
+        text = raw.strip()
+        if text and not text.startswith("#"):
+            check_values(p, number, text)
+            out.append(text)
     if not out:
-        raise InputError(str(p), None, None, "at least one scenario instruction")
+        raise InputError(str(p), None, None, "at least one scenario instruction", "none")
     return out
 
 

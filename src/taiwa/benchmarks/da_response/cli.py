@@ -19,21 +19,27 @@ def build_da_response(
     ],
     model: Annotated[str, typer.Option("--model", "-m", help=f"Model SPEC: {MODEL_HELP}.")],
     out: Annotated[Path, typer.Option(help="Dataset JSONL to write (atomically).")],
-    attempts: Annotated[int, typer.Option(help="Tries per scenario, repairs included.")] = 3,
-    max_tokens: Annotated[int, typer.Option(help="Length limit of each generated item.")] = 1024,
-    seed: Annotated[int, typer.Option(help="Generation seed.")] = 0,
+    attempts: Annotated[
+        int, typer.Option(min=1, max=10, help="Tries per scenario, repairs included.")
+    ] = 3,
+    max_tokens: Annotated[
+        int, typer.Option(min=1, help="Length limit of each generated item.")
+    ] = 1024,
+    seed: Annotated[int, typer.Option(min=0, help="Generation seed.")] = 0,
     base_url: Annotated[str | None, typer.Option(help="Base URL for openai: models.")] = None,
-    concurrency: Annotated[int, typer.Option(help="Requests in flight.")] = 16,
+    concurrency: Annotated[int, typer.Option(min=1, help="Requests in flight.")] = 16,
     cache_dir: Annotated[
         Path | None, typer.Option(help="Response cache (default ~/.cache/taiwa).")
     ] = None,
 ) -> None:
     """Generate a da-response dataset with the seed 000 App. A prompt.
 
-    Every item is validated, repaired by re-asking when invalid, and deduplicated."""
+    Every item is validated, repaired by re-asking when invalid, and deduplicated. Exits 1
+    when a scenario yielded no valid item (the others are written)."""
     import asyncio
 
     from taiwa.benchmarks.da_response.builder import build_items, read_instructions, write_dataset
+    from taiwa.io import check_writable
     from taiwa.models import (
         CachingModel,
         ModelOptions,
@@ -41,10 +47,15 @@ def build_da_response(
         default_cache_dir,
         load_model,
     )
+    from taiwa.models.spec import ModelSpec
 
+    ModelSpec.parse(model)
+    check_writable(out, "--out")
+    cache_path = (cache_dir or default_cache_dir()) / "responses.sqlite"
+    check_writable(cache_path, "--cache-dir")
     instructions = read_instructions(scenarios)
     options = ModelOptions(base_url=base_url, concurrency=concurrency, cache_dir=cache_dir)
-    cache = ResponseCache((cache_dir or default_cache_dir()) / "responses.sqlite")
+    cache = ResponseCache(cache_path)
     try:
         cached = CachingModel(load_model(model, options), cache)
         report = asyncio.run(
@@ -58,6 +69,8 @@ def build_da_response(
         f"{report.duplicates} duplicate(s) dropped, {len(report.failures)} failure(s)"
         + (f" (reasons in {out}.failures.jsonl)" if report.failures else "")
     )
+    if report.failures:
+        raise typer.Exit(1)
 
 
 def register(app: typer.Typer) -> None:

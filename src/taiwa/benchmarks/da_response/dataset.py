@@ -16,26 +16,26 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 
 from taiwa.io import index_by_id, read_records
 from taiwa.metrics.da_steps import TOLERANCE, ImportanceWarning
-from taiwa.schema import DASequence, DAStep
+from taiwa.schema import DASequence, DAStep, NonBlank, Text
 from taiwa.taxonomies import load_taxonomy
 
 
 class ScenarioContext(BaseModel):
     model_config = ConfigDict(extra="ignore")
-    background: str
+    background: NonBlank
 
 
 class InputTurn(BaseModel):
     model_config = ConfigDict(extra="ignore")
     role: Literal["USER", "user"] = "USER"
-    text: str = Field(min_length=1)
-    locale: str = "ja-JP"
+    text: NonBlank
+    locale: Text = "ja-JP"
 
 
 class OutputTurn(BaseModel):
     model_config = ConfigDict(extra="ignore")
     role: Literal["ASSISTANT", "assistant"] = "ASSISTANT"
-    text: str = Field(min_length=1)
+    text: NonBlank
 
 
 class DialogueActs(BaseModel):
@@ -65,12 +65,12 @@ class DAResponseItem(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    id: str = Field(min_length=1)
+    id: NonBlank
     scenario_context: ScenarioContext
     input: InputTurn
     output: OutputTurn
     output_dialogue_acts: DialogueActs
-    audio: str | None = None
+    audio: NonBlank | None = None
 
     @property
     def gold(self) -> DASequence:

@@ -27,7 +27,7 @@ def table1(summary: Mapping[str, Any], title: str) -> list[Table]:
     for system, s in summary["systems"].items():
         fails = s.get("failures", {})
         main.add_row(
-            system,
+            clip(system),
             f"{s.get('scored', 0)}/{s.get('n', 0)}",
             f"{fails.get('generate', 0)}/{fails.get('annotate', 0)}",
             *(
@@ -35,15 +35,17 @@ def table1(summary: Mapping[str, Any], title: str) -> list[Table]:
                 for k in ("wlcs", "wed")
             ),
         )
-        parts.add_row(system, *(ci_cell(s.get(p)) for p in PARTS))
+        parts.add_row(clip(system), *(ci_cell(s.get(p)) for p in PARTS))
     main.caption = (
         "mean over scored replies, 95 % bootstrap CI below; failed replies are not scored"
     )
     return [main, parts]
 
 
-def _seq(steps: list[dict[str, Any]]) -> str:
-    return ", ".join(f"({s['act']}, {s['importance']:.2f})" for s in steps)
+def _seq(steps: list[dict[str, Any]], shown: int = 12) -> str:
+    """The first ``shown`` steps as ``(act, importance)``, and how many more there are."""
+    head = ", ".join(f"({clip(s['act'], 40)}, {s['importance']:.2f})" for s in steps[:shown])
+    return head + (f", … (+{len(steps) - shown})" if len(steps) > shown else "")
 
 
 LABELS = {
@@ -57,7 +59,7 @@ LABELS = {
 def examples_table(examples: Mapping[str, Mapping[str, Any]], system: str) -> Table:
     """Seed 000 Table 2: representative replies of one system by edit-distance profile."""
     t = Table(
-        title=f"Representative examples (seed 000 Table 2): {system}",
+        title=f"Representative examples (seed 000 Table 2): {clip(system)}",
         title_justify="left",
         show_lines=True,
     )
@@ -69,7 +71,7 @@ def examples_table(examples: Mapping[str, Mapping[str, Any]], system: str) -> Ta
             continue
         ex = examples[key]
         profile = (
-            f"{label}\n{ex['id']}\nWED {ex['wed']:.2f}\n"
+            f"{label}\n{clip(ex['id'], 60)}\nWED {ex['wed']:.2f}\n"
             f"del {ex['deletion']:.2f} ins {ex['insertion']:.2f} sub {ex['substitution']:.2f}"
         )
         t.add_row(

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from taiwa.io import index_by_id, read_records
 from taiwa.models.types import ChatMessage
+from taiwa.schema import NonBlank, non_blank
 
 
 class PromptSample(BaseModel):
@@ -16,11 +17,27 @@ class PromptSample(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    id: str = Field(min_length=1)
-    prompt: str | None = None
-    system: str | None = None
-    messages: list[ChatMessage] | None = None
-    reference: str | None = None
+    id: NonBlank
+    prompt: NonBlank | None = None
+    system: NonBlank | None = None
+    messages: list[ChatMessage] | None = Field(None, min_length=1)
+    reference: NonBlank | None = None
+
+    @field_validator("messages")
+    @classmethod
+    def _a_chat(cls, messages: list[ChatMessage] | None) -> list[ChatMessage] | None:
+        """Every message says something (text or audio), and a user speaks."""
+        if messages is None:
+            return None
+        for i, m in enumerate(messages):
+            if not m.has_audio:
+                try:
+                    non_blank(m.text)
+                except ValueError as exc:
+                    raise ValueError(f"message {i}: {exc}") from None
+        if not any(m.role == "user" for m in messages):
+            raise ValueError("a chat with at least one 'user' message")
+        return messages
 
     @model_validator(mode="after")
     def _prompt_or_messages(self) -> PromptSample:

@@ -12,6 +12,7 @@ eq. (1) and writes the pairs that pass the filters as a Parquet table ``w1, w2, 
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from datetime import UTC, datetime
@@ -19,9 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from taiwa.errors import InputError
-from taiwa.io import write_json
+from taiwa.io import decoded_lines, parquet_problem, require_file, shown, write_json
 from taiwa.resources.cooccurrence.config import Engine, MinerConfig, MiningReport
 from taiwa.resources.cooccurrence.counts import resolve_inputs
+from taiwa.schema import MAX_TEXT_CHARS
 
 COLUMNS = ("w1", "w2", "g", "llr")
 FORMAT = "taiwa.association-pairs/1"
@@ -102,6 +104,17 @@ def mine_cooccurrence(
     return report
 
 
+def _read_meta(meta: Path) -> dict[str, Any]:
+    """The ``.meta.json`` beside a pair table: a JSON object, else an :class:`InputError`."""
+    try:
+        data = json.loads("".join(decoded_lines(meta)))
+    except (json.JSONDecodeError, RecursionError) as exc:
+        raise InputError(str(meta), None, None, "the table's JSON metadata", str(exc)) from None
+    if not isinstance(data, dict):
+        raise InputError(str(meta), None, None, "a JSON object", type(data).__name__)
+    return data
+
+
 def _key(v: str, w: str) -> tuple[str, str]:
     return (v, w) if v < w else (w, v)
 
@@ -137,26 +150,29 @@ class AssociationPairs:
     def _read(self, path: Path) -> Iterator[tuple[tuple[str, str], float]]:
         import pyarrow.parquet as pq
 
-        if not path.is_file():
-            raise InputError(
-                str(path), None, None, "an existing Parquet pair table", "no such file"
-            )
+        require_file(path, "an existing Parquet pair table")
         try:
             table = pq.read_table(path)
         except Exception as exc:  # pyarrow raises several types for a bad file
-            raise InputError(str(path), None, None, "a Parquet pair table", str(exc)) from None
+            problem = parquet_problem(path, exc)
+            raise InputError(str(path), None, None, "a Parquet pair table", problem) from None
         for column in ("w1", "w2", "llr"):
             if column not in table.column_names:
                 got = ", ".join(table.column_names) or "no columns"
                 raise InputError(str(path), None, column, f"columns {', '.join(COLUMNS)}", got)
         meta = meta_path(path)
         if meta.is_file():
-            self.meta = json.loads(meta.read_text(encoding="utf-8"))
+            self.meta = _read_meta(meta)
+        if table.num_rows == 0:
+            raise InputError(str(path), None, None, "at least one word pair", "no rows")
         w1, w2 = table.column("w1").to_pylist(), table.column("w2").to_pylist()
         llrs = table.column("llr").to_pylist()
         for row, (v, w, x) in enumerate(zip(w1, w2, llrs, strict=True), start=1):
-            if not isinstance(v, str) or not isinstance(w, str) or x is None:
-                raise InputError(str(path), row, "w1/w2/llr", "two words and a number", None)
+            for name, word in (("w1", v), ("w2", w)):
+                if not isinstance(word, str) or not word.strip() or len(word) > MAX_TEXT_CHARS:
+                    raise InputError(str(path), row, name, "a word", shown(word))
+            if not isinstance(x, int | float) or isinstance(x, bool) or not math.isfinite(x):
+                raise InputError(str(path), row, "llr", "a finite number", shown(x))
             yield (v, w), x
 
     def associated(self, v: str, w: str) -> bool:

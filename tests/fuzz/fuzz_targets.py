@@ -1,0 +1,334 @@
+"""The files the CLI reads, one fuzz target each: the command that reads the file and a valid
+input (records, a YAML document or text lines) for :mod:`fuzz_mutations` to break.
+
+A new loader adds one :class:`~fuzz_mutations.RecordTarget` (or YAML / lines target) here.
+Every command runs offline: ``builtin:parrot`` systems, the ``offline`` annotator, replay
+files, and a cache and run directory inside the variant's own directory.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from fuzz_mutations import LinesTarget, RecordTarget, YamlTarget
+
+from taiwa.samples import sample_path
+
+GOLD = sample_path("da_response/gold.jsonl")
+PRED = sample_path("da_response/pred.jsonl")
+TAGS = sample_path("chitchat_da/replies.jsonl")
+ROUGE_PRED = sample_path("rouge/pred.jsonl")
+ROUGE_REF = sample_path("rouge/ref.jsonl")
+PROMPTS = sample_path("prompts/tiny.jsonl")
+DIALOGUES = sample_path("cohesion/dialogues.jsonl")
+SCENARIOS = sample_path("da_response/scenarios.txt")
+
+IMPORTANCE = "steps[].importance"
+
+
+@cache
+def _records(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+
+
+def first(path: Path, n: int) -> Callable[[], list[dict[str, Any]]]:
+    """The first ``n`` records of a sample file."""
+    return lambda: [dict(r) for r in _records(path)[:n]]
+
+
+def _tags() -> list[dict[str, Any]]:
+    """Six tagged replies of two systems (each system costs a bootstrap)."""
+    return [dict(r) for r in _records(TAGS)[:9] if r["system"] in ("human", "parrot")]
+
+
+def _write_jsonl(path: Path, records: list[dict[str, Any]]) -> Path:
+    if not path.exists():
+        path.write_text(
+            "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8"
+        )
+    return path
+
+
+def gold3(work: Path) -> Path:
+    """A three-item da-response dataset beside the variant."""
+    return _write_jsonl(work / "gold3.jsonl", _records(GOLD)[:3])
+
+
+def prompts3(work: Path) -> Path:
+    return _write_jsonl(work / "prompts3.jsonl", _records(PROMPTS)[:3])
+
+
+def dialogues3(work: Path) -> Path:
+    return _write_jsonl(work / "dialogues3.jsonl", _records(DIALOGUES)[:3])
+
+
+def run_flags(work: Path) -> list[str]:
+    """Where a run writes: its own run directory and cache, no progress bars."""
+    return ["--out", str(work / "run"), "--cache-dir", str(work / "cache"), "-q"]
+
+
+def run_da_response(data: Path, annotator: str, work: Path) -> list[str]:
+    """``taiwa run da-response`` of the parrot on ``data`` with ``annotator``."""
+    system = ["-m", "builtin:parrot", "--annotator", annotator]
+    return ["run", "da-response", *system, "--data", str(data), *run_flags(work)]
+
+
+def item_replies(work: Path) -> Path:
+    """Replies of a ``replay:`` model for ``taiwa build da-response``: one valid seed 000 item
+    (as JSON text) per request id ``gen0001`` ..., each with its own user utterance."""
+    items = []
+    for k, rec in enumerate(_records(GOLD)[:20], start=1):
+        body = {key: v for key, v in rec.items() if key != "id"}
+        items.append({"id": f"gen{k:04d}", "text": json.dumps(body, ensure_ascii=False)})
+    return _write_jsonl(work / "item_replies.jsonl", items)
+
+
+def _prompt_records() -> list[dict[str, Any]]:
+    chat = {
+        "id": "m01",
+        "messages": [
+            {"role": "system", "content": "あなたは親切なアシスタントです。"},
+            {"role": "user", "content": "おすすめの本を一冊教えて。"},
+        ],
+        "reference": "『銀河鉄道の夜』はいかがですか。",
+    }
+    return [*first(PROMPTS, 3)(), chat]
+
+
+def _pair_records() -> list[dict[str, Any]]:
+    return [
+        {"w1": "ラーメン", "w2": "味噌", "g": 5, "llr": 12.5},
+        {"w1": "寒い", "w2": "温かい", "g": 3, "llr": 11.0},
+        {"w1": "布団", "w2": "寒い", "g": 4, "llr": 10.5},
+    ]
+
+
+def _replies_for_prompts() -> list[dict[str, Any]]:
+    return [{"id": r["id"], "text": f"{r['id']} への返事です。"} for r in _records(PROMPTS)]
+
+
+RECORD_TARGETS: list[RecordTarget] = [
+    RecordTarget(
+        "score wed --pred",
+        lambda p, w: ["score", "wed", "--pred", str(p), "--gold", str(GOLD)],
+        first(PRED, 4),
+        texts=("text",),
+        lists=("steps",),
+        numbers=(IMPORTANCE,),
+    ),
+    RecordTarget(
+        "score wlcs --gold",
+        lambda p, w: [
+            "score",
+            "wlcs",
+            "--pred",
+            str(PRED),
+            "--gold",
+            str(p),
+            "--json",
+            str(w / "o.json"),
+        ],
+        first(GOLD, 4),
+        texts=("output.text",),
+        lists=("output_dialogue_acts.steps",),
+        numbers=("output_dialogue_acts.steps[].importance",),
+    ),
+    RecordTarget(
+        "score dae",
+        lambda p, w: ["score", "dae", str(p), "--json", str(w / "o.json")],
+        _tags,
+        texts=("reply", "context", "system"),
+    ),
+    RecordTarget(
+        "score dami --lift",
+        lambda p, w: ["score", "dami", str(p), "--lift"],
+        _tags,
+        texts=("system",),
+        formats=("jsonl",),
+        share=0.25,
+    ),
+    RecordTarget(
+        "score rouge --pred",
+        lambda p, w: ["score", "rouge", "--pred", str(p), "--ref", str(ROUGE_REF)],
+        first(ROUGE_PRED, 4),
+        texts=("text",),
+    ),
+    RecordTarget(
+        "score rouge --ref",
+        lambda p, w: [
+            "score",
+            "rouge",
+            "--pred",
+            str(ROUGE_PRED),
+            "--ref",
+            str(p),
+            "--json",
+            str(w / "o.json"),
+        ],
+        first(ROUGE_REF, 4),
+        texts=("text",),
+        formats=("jsonl", "csv"),
+    ),
+    RecordTarget(
+        "run prompts --data",
+        lambda p, w: ["run", "prompts", "-m", "builtin:parrot", "--data", str(p), *run_flags(w)],
+        _prompt_records,
+        texts=("prompt", "reference", "system", "messages[].content"),
+        lists=("messages",),
+        may_fail=True,
+    ),
+    RecordTarget(
+        "run da-response --data",
+        lambda p, w: run_da_response(p, "offline", w),
+        first(GOLD, 3),
+        texts=("input.text", "output.text", "scenario_context.background"),
+        lists=("output_dialogue_acts.steps",),
+        numbers=("output_dialogue_acts.steps[].importance",),
+        may_fail=True,
+    ),
+    RecordTarget(
+        "run cohesion --data",
+        lambda p, w: ["run", "cohesion", "--data", str(p), "--out", str(w / "run"), "-q"],
+        first(DIALOGUES, 3),
+        texts=("utterances[].text", "meta.system"),
+        lists=("utterances",),
+        free=("meta",),
+        may_fail=True,
+    ),
+    RecordTarget(
+        "run prompts --model replay:FILE",
+        lambda p, w: ["run", "prompts", "-m", f"replay:{p}", "--data", str(PROMPTS), *run_flags(w)],
+        _replies_for_prompts,
+        texts=("text",),
+        may_fail=True,
+    ),
+    RecordTarget(
+        "run da-response --annotator replay:FILE",
+        lambda p, w: run_da_response(gold3(w), f"replay:{p}", w),
+        first(PRED, 3),
+        texts=("text",),
+        lists=("steps",),
+        numbers=(IMPORTANCE,),
+        may_fail=True,
+    ),
+    RecordTarget(
+        "build calibrate-cohesion --dialogues",
+        lambda p, w: ["build", "calibrate-cohesion", "--dialogues", str(p)],
+        first(DIALOGUES, 3),
+        texts=("utterances[].text",),
+        lists=("utterances",),
+        free=("meta",),
+        formats=("jsonl",),
+    ),
+    RecordTarget(
+        "run cohesion -o resource=PAIRS",
+        lambda p, w: [
+            "run",
+            "cohesion",
+            "--data",
+            str(dialogues3(w)),
+            "-o",
+            f"resource={p}",
+            "--out",
+            str(w / "run"),
+            "-q",
+        ],
+        _pair_records,
+        ids=None,
+        texts=("w1", "w2"),
+        numbers=("llr",),
+        formats=("parquet",),
+        may_fail=True,
+    ),
+]
+
+
+def _run_yaml(work: Path) -> dict[str, Any]:
+    return {
+        "method": "da-response",
+        "models": ["builtin:parrot"],
+        "roles": {"annotator": "offline"},
+        "options": {"annotator_attempts": 2},
+        "data": gold3(work).name if work.exists() else "gold3.jsonl",
+        "out": "run",
+        "cache-dir": "cache",
+        "seed": 0,
+        "max-tokens": 64,
+        "concurrency": 2,
+    }
+
+
+@cache
+def _taxonomy_doc() -> dict[str, Any]:
+    import yaml
+
+    text = (Path(str(sample_path("da_response/gold.jsonl"))).parents[2] / "taxonomies").joinpath(
+        "assistant7.yaml"
+    )
+    loaded: dict[str, Any] = yaml.safe_load(text.read_text(encoding="utf-8"))
+    return loaded
+
+
+YAML_TARGETS: list[YamlTarget] = [
+    YamlTarget(
+        "run --config run.yaml",
+        lambda p, w: ["run", "--config", str(p), "-q"],
+        _run_yaml,
+        also_names=lambda w: (str(w), "method", "option", "role", "model", "spec"),
+        may_fail=True,
+    ),
+    YamlTarget(
+        "score wed --taxonomy TAXONOMY.yaml",
+        lambda p, w: [
+            "score",
+            "wed",
+            "--pred",
+            str(PRED),
+            "--gold",
+            str(GOLD),
+            "--taxonomy",
+            str(p),
+        ],
+        lambda w: json.loads(json.dumps(_taxonomy_doc())),
+        also_names=lambda w: (str(PRED), str(GOLD)),
+    ),
+]
+
+
+def _scenarios() -> list[str]:
+    lines = SCENARIOS.read_text(encoding="utf-8").splitlines()
+    return [x for x in lines if x.strip() and not x.startswith("#")][:3]
+
+
+def scenarios3(work: Path) -> Path:
+    """Three scenario instructions beside the variant."""
+    path = work / "scenarios3.txt"
+    if not path.exists():
+        path.write_text("\n".join(_scenarios()) + "\n", encoding="utf-8")
+    return path
+
+
+LINES_TARGETS: list[LinesTarget] = [
+    LinesTarget(
+        "build da-response --scenarios",
+        lambda p, w: [
+            "build",
+            "da-response",
+            "--scenarios",
+            str(p),
+            "--model",
+            f"replay:{item_replies(w)}",
+            "--out",
+            str(w / "built.jsonl"),
+            "--cache-dir",
+            str(w / "cache"),
+        ],
+        _scenarios,
+        field="instruction",
+        may_fail=True,
+    ),
+]
