@@ -148,6 +148,9 @@ def prepare(config: RunConfig, *, method: Method[Any] | None = None) -> Plan:
         raise TaiwaError(
             f"{m.name} with these settings calls no model: --cache-dir/--no-cache do not apply"
         )
+    for _, spec in _model_roles(stages, m, roles, systems):
+        if spec != HUMAN:
+            ModelSpec.parse(spec).check(config.model_options)
     data_path = (config.data or m.default_data()).resolve()
     samples = list(m.load(data_path, options))[: config.limit]
     if not samples:

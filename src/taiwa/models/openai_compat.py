@@ -165,7 +165,7 @@ def _retry_after(value: str | None) -> float | None:
         return None  # an HTTP date: rare for APIs, the backoff covers it
 
 
-def _checked_base_url(url: str) -> str:
+def checked_base_url(url: str) -> str:
     """The base URL, refused (one line, credentials masked) unless it is http(s)://host… with
     no ``user:password@`` (the key goes in ``OPENAI_API_KEY``, never into files or logs)."""
     from urllib.parse import urlsplit
@@ -241,7 +241,7 @@ class OpenAICompatModel(ConcurrentModel):
     ) -> None:
         self.model_id = model
         base = base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
-        self.base_url = _checked_base_url(base.rstrip("/"))
+        self.base_url = checked_base_url(base.rstrip("/"))
         self.concurrency = concurrency
         self.max_retries = max_retries
         self.backoff = backoff

@@ -30,6 +30,31 @@ class ModelSpec:
             raise TaiwaError(f"bad model spec {spec!r}: expected {HELP}")
         return cls(kind, target)
 
+    def check(self, options: ModelOptions) -> None:
+        """Cheap checks before a run starts (no model loaded): the file or directory exists,
+        a GGUF file starts like one, a base URL is well formed."""
+        path = Path(self.target)
+        if self.kind == "gguf":
+            try:
+                with open(path, "rb") as fh:
+                    magic = fh.read(4)
+            except OSError as exc:
+                raise TaiwaError(
+                    f"GGUF model file not found: {path} ({exc.strerror}; expected gguf:PATH to "
+                    "an existing .gguf file)"
+                ) from None
+            if magic != b"GGUF":
+                raise TaiwaError(f"{path} is not a GGUF file (it does not start with 'GGUF')")
+        elif self.kind in ("hf", "replay"):
+            wanted = path.is_dir() if self.kind == "hf" else path.is_file()
+            if not wanted:
+                what = "a local model directory" if self.kind == "hf" else "an existing file"
+                raise TaiwaError(f"{self.kind}:{path}: expected {what}")
+        elif self.kind == "openai":
+            from taiwa.models.openai_compat import DEFAULT_BASE_URL, checked_base_url
+
+            checked_base_url(options.base_url or DEFAULT_BASE_URL)
+
 
 @dataclass(frozen=True)
 class ModelOptions:
