@@ -381,6 +381,41 @@ def test_association_pairs_loader(tmp_path: Path) -> None:
         AssociationPairs(bad)
 
 
+@pytest.mark.parametrize(
+    ("columns", "message"),
+    [
+        ({"w1": ["猫"], "w2": ["犬"], "llr": [float("nan")]}, r":1: field 'llr'.*finite"),
+        ({"w1": ["猫", " "], "w2": ["犬", "鳥"], "llr": [1.0, 2.0]}, r":2: field 'w1'"),
+        ({"w1": ["猫"], "w2": ["犬" * 100_001], "llr": [1.0]}, r":1: field 'w2'"),
+        ({"w1": [], "w2": [], "llr": []}, "no rows"),
+    ],
+)
+def test_unusable_pair_tables(tmp_path: Path, columns: dict[str, list[Any]], message: str) -> None:
+    import pyarrow as pa
+
+    table = tmp_path / "pairs.parquet"
+    types = {"w1": pa.string(), "w2": pa.string(), "llr": pa.float64()}
+    pq.write_table(pa.table({k: pa.array(v, types[k]) for k, v in columns.items()}), table)
+    with pytest.raises(InputError, match=message):
+        AssociationPairs(table)
+
+
+def test_pair_table_with_garbage_metadata(tmp_path: Path) -> None:
+    import pyarrow as pa
+
+    table = tmp_path / "pairs.parquet"
+    pq.write_table(pa.table({"w1": ["猫"], "w2": ["犬"], "llr": [3.0]}), table)
+    meta_path(table).write_bytes(b"\xff{not json")
+    with pytest.raises(InputError, match="UTF-8"):
+        AssociationPairs(table)
+    meta_path(table).write_text("[1, 2]", encoding="utf-8")
+    with pytest.raises(InputError, match="a JSON object"):
+        AssociationPairs(table)
+    (tmp_path / "dir.parquet").mkdir()
+    with pytest.raises(InputError, match="a directory"):
+        AssociationPairs(tmp_path / "dir.parquet")
+
+
 # ---------------------------------------------------------------------------- Spark
 
 

@@ -86,14 +86,14 @@ def build_cooccurrence(
     from pydantic import ValidationError
 
     from taiwa.errors import TaiwaError
-    from taiwa.io import check_writable
+    from taiwa.io import check_writable, shown
     from taiwa.resources.cooccurrence.config import MinerConfig
     from taiwa.resources.cooccurrence.table import meta_path, mine_cooccurrence
 
     if engine not in ("duckdb", "spark"):
-        raise TaiwaError(f"--engine must be duckdb or spark, got {engine!r}")
+        raise TaiwaError(f"--engine must be duckdb or spark, got {shown(engine)}")
     if kind not in ("text", "tokens", "ngrams"):
-        raise TaiwaError(f"--kind must be text, tokens or ngrams, got {kind!r}")
+        raise TaiwaError(f"--kind must be text, tokens or ngrams, got {shown(kind)}")
     try:
         config = MinerConfig.model_validate(
             {

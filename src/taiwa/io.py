@@ -17,6 +17,7 @@ import json
 import math
 import os
 import re
+import stat
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
@@ -40,10 +41,12 @@ __all__ = [
     "index_by_id",
     "iter_rows",
     "parse_yaml",
+    "path_kind",
     "read_records",
     "read_yaml",
     "require_file",
     "shown",
+    "shown_path",
     "write_csv",
     "write_json",
     "write_jsonl",
@@ -92,15 +95,33 @@ def iter_rows(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
         raise InputError(str(p), None, None, "at least one record", "no records")
 
 
+def path_kind(p: Path) -> str:
+    """What is at ``p``: ``file``, ``directory``, ``other`` (a device, a pipe) or ``missing``.
+    A path the system cannot look up at all (a name too long, no permission) is an
+    :class:`InputError`."""
+    try:
+        mode = p.stat().st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return "missing"
+    except OSError as exc:
+        raise InputError(shown_path(p), None, None, "a usable path", exc.strerror) from None
+    if stat.S_ISREG(mode):
+        return "file"
+    return "directory" if stat.S_ISDIR(mode) else "other"
+
+
+def shown_path(p: str | Path, limit: int = 1000) -> str:
+    """``p`` for a message, cut in the middle when it is absurdly long."""
+    text = str(p)
+    return text if len(text) <= limit else text[: limit // 2] + "…" + text[-limit // 2 :]
+
+
 def require_file(p: Path, what: str = "an existing file") -> None:
     """An :class:`InputError` unless ``p`` is a regular file (saying what it is instead)."""
-    if not p.is_file():
-        got = "no such file"
-        if p.is_dir():
-            got = "a directory"
-        elif p.exists():
-            got = "not a regular file"
-        raise InputError(str(p), None, None, what, got)
+    kind = path_kind(p)
+    if kind != "file":
+        got = {"missing": "no such file", "directory": "a directory"}.get(kind, "not a file")
+        raise InputError(shown_path(p), None, None, what, got)
 
 
 def decoded_lines(p: Path) -> Iterator[str]:
@@ -386,7 +407,7 @@ def index_by_id(path: str | Path, records: list[tuple[int, T]]) -> dict[str, tup
         rid = str(getattr(rec, "id"))  # noqa: B009 - every keyed model has an id field
         if rid in out:
             raise InputError(
-                str(path), number, "id", "unique ids", f"{rid!r} already on line {out[rid][0]}"
+                str(path), number, "id", "unique ids", f"{shown(rid)} already on line {out[rid][0]}"
             )
         out[rid] = (number, rec)
     return out
@@ -491,18 +512,19 @@ def check_writable(path: str | Path, what: str) -> None:
     user, root included). Missing directories in between are created when writing."""
     p = Path(path)
     expected = f"a writable file path for {what}"
-    if p.is_dir():
-        raise InputError(str(p), None, None, expected, "a directory")
+    if path_kind(p) == "directory":
+        raise InputError(shown_path(p), None, None, expected, "a directory")
     parent = p.parent
-    while not parent.exists() and parent != parent.parent:
+    while path_kind(parent) == "missing" and parent != parent.parent:
         parent = parent.parent
-    if not parent.is_dir():
-        raise InputError(str(p), None, None, expected, f"{parent} is not a directory")
+    if path_kind(parent) != "directory":
+        got = f"{shown_path(parent)} is not a directory"
+        raise InputError(shown_path(p), None, None, expected, got)
     try:
         with tempfile.TemporaryFile(dir=parent):
             pass
     except OSError as exc:
-        raise InputError(str(p), None, None, expected, exc.strerror or str(exc)) from None
+        raise InputError(shown_path(p), None, None, expected, exc.strerror or str(exc)) from None
 
 
 def _temp_beside(target: Path) -> tuple[int, str]:

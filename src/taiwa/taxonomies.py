@@ -12,7 +12,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from taiwa.errors import TaiwaError
-from taiwa.io import InputError, parse_yaml, read_yaml
+from taiwa.io import InputError, parse_yaml, path_kind, read_yaml, shown_path
 from taiwa.schema import Taxonomy
 
 BUILTIN = ("assistant7", "chitchat11")
@@ -30,8 +30,8 @@ def load_taxonomy(name_or_path: str | Path) -> Taxonomy:
     if not str(name_or_path).strip():
         raise TaiwaError(f"taxonomy: expected {expected} (got '')")
     path = Path(name_or_path)
-    if not path.exists():
-        raise InputError(str(path), None, None, expected)
+    if path_kind(path) == "missing":
+        raise InputError(shown_path(path), None, None, expected)
     return _validated(read_yaml(path), str(path))
 
 

@@ -22,6 +22,8 @@ from typing import Any
 
 from fuzz_core import Built, Expect, Variant
 
+from taiwa.schema import MAX_TEXT_CHARS
+
 HUGE = "あ" * 1_000_000
 """A text far beyond any limit taiwa sets (the issue's reproduction)."""
 
@@ -82,12 +84,17 @@ class YamlTarget:
 
 @dataclass(frozen=True)
 class LinesTarget:
-    """A command reading a text file of lines (``#`` comments), or JSONL with ``field``."""
+    """A command reading a text file of lines (``#`` comments unless ``comments`` is false),
+    or JSONL with ``key`` (when given). ``bounded``: a line longer than the text limit is
+    refused (else it is just long text); ``dirs``: a directory of such files is read too."""
 
     name: str
     command: Callable[[Path, Path], list[str]]
     lines: Callable[[], list[str]]
-    field: str
+    key: str | None = None
+    comments: bool = True
+    bounded: bool = True
+    dirs: bool = False
     may_fail: bool = False
     xfail: dict[str, str] = field(default_factory=dict)
 
@@ -259,15 +266,20 @@ class _Maker:
 
 
 def _not_a_file(
-    m: _Maker, suffix: str, built: Callable[[Path, Expect], Built], expect: Callable[..., Expect]
+    m: _Maker,
+    suffix: str,
+    built: Callable[[Path, Expect], Built],
+    expect: Callable[..., Expect],
+    dirs: bool = False,
 ) -> None:
-    """A directory (with a file inside) and a missing file where the input file should be."""
+    """A directory (with a file inside) and a missing file where the input file should be
+    (``dirs``: the command reads directories too, so a directory need not be refused)."""
 
     def directory(work: Path) -> Built:
         p = work / f"dir{suffix}"
         p.mkdir()
         (p / "inner.jsonl").write_text('{"id": "a"}\n', encoding="utf-8")
-        return built(p, expect(p, refuse=True))
+        return built(p, expect(p, refuse=not dirs))
 
     def missing(work: Path) -> Built:
         p = work / f"missing{suffix}"
@@ -283,6 +295,7 @@ def _bytes_variants(
     suffix: str,
     built: Callable[[Path, Expect], Built],
     expect: Callable[..., Expect],
+    dirs: bool = False,
 ) -> None:
     """Variants of the bytes of a valid text file: encodings, BOM, CRLF, truncation, garbage,
     empty and whitespace files, a directory, a missing file (shared by every text format)."""
@@ -305,7 +318,7 @@ def _bytes_variants(
     m.add("file/whitespace", write(f"in{suffix}", " \n\n\t\n\u3000\n".encode(), refuse=True))
     m.add("file/bom-only", write(f"in{suffix}", codecs.BOM_UTF8, refuse=True))
 
-    _not_a_file(m, suffix, built, expect)
+    _not_a_file(m, suffix, built, expect, dirs)
     for enc in ("utf-16", "utf-16-le", "utf-16-be", "utf-32", "cp932", "euc-jp"):
         data = text.encode(enc, errors="replace")
         bad = first_bad_line(data)  # ASCII-only text is the same bytes in cp932 and EUC-JP
@@ -443,11 +456,17 @@ def _record_mutations(
     surrogates, deep values, duplicate and blank ids, blank and huge texts, empty lists."""
 
     def mutated(
-        k: int, change: Callable[[dict[str, Any]], None], raw: str | None = None, **kw: Any
+        k: int,
+        change: Callable[[dict[str, Any]], None],
+        raw: str | None = None,
+        also: Callable[[list[dict[str, Any]]], None] | None = None,
+        **kw: Any,
     ) -> Callable[[Path], Built]:
         def build(work: Path) -> Built:
             recs = copy.deepcopy(records)
             change(recs[k])
+            if also is not None:
+                also(recs)
             lines = [json.dumps(r, ensure_ascii=False) for r in recs]
             if raw is not None:  # a literal JSON fragment spliced in place of a marker value
                 lines[k] = lines[k].replace('"__RAW__"', raw)
@@ -527,6 +546,15 @@ def _record_mutations(
             )
         k = len(records) - 1
         m.add("id/huge", mutated(k, lambda rec: rec.update({ids: HUGE}), refuse=True, line=k + 1))
+        long_id = "い" * (MAX_TEXT_CHARS - 1)  # allowed, but echoed whole it would be slow
+
+        def long_pair(rec: dict[str, Any]) -> None:
+            rec[ids] = long_id
+
+        def long_twice(recs: list[dict[str, Any]]) -> None:
+            recs[0][ids] = recs[k][ids] = long_id
+
+        m.add("id/long-duplicate", mutated(k, long_pair, refuse=True, line=k + 1, also=long_twice))
         m.add("id/number", mutated(0, lambda rec: rec.update({ids: 7}), line=1))
     for pat in t.texts:
         found = matching(records, pat)
@@ -925,7 +953,7 @@ def _del(doc: dict[str, Any], path: Path_) -> dict[str, Any]:
 
 
 def lines_variants(t: LinesTarget) -> list[Variant]:
-    """Every variant of a text-lines target (plain lines, and JSONL with ``t.field``)."""
+    """Every variant of a text-lines target (plain lines, and JSONL with ``t.key``)."""
     m = _Maker(t.name, t.xfail)
     lines = t.lines()
     built, expect = _builders(t.command, t.may_fail)
@@ -938,28 +966,36 @@ def lines_variants(t: LinesTarget) -> list[Variant]:
 
         return build
 
-    valid = ("# comment\n" + "\n".join(lines) + "\n").encode("utf-8")
-    _bytes_variants(m, valid, ".txt", built, expect)
-    m.add("lines/comments-only", text("# a\n# b\n\n", refuse=True))
-    m.add(
-        "lines/huge-line", text("\n".join([*lines, HUGE]) + "\n", refuse=True, line=len(lines) + 1)
-    )
+    valid = (("# comment\n" if t.comments else "") + "\n".join(lines) + "\n").encode("utf-8")
+    _bytes_variants(m, valid, ".txt", built, expect, t.dirs)
+    if t.comments:
+        m.add("lines/comments-only", text("# a\n# b\n\n", refuse=True))
+    huge = "\n".join([*lines, HUGE]) + "\n"
+    m.add("lines/huge-line", text(huge, refuse=t.bounded, line=len(lines) + 1))
     m.add("lines/blank-between", text("\n\n".join(lines) + "\n", accept=True))
-    jl = [json.dumps({t.field: x}, ensure_ascii=False) for x in lines]
+    if t.key is not None:
+        _jsonl_lines(m, lines, t.key, text)
+    return m.variants
+
+
+def _jsonl_lines(
+    m: _Maker, lines: list[str], field: str, text: Callable[..., Callable[[Path], Built]]
+) -> None:
+    """JSONL with one ``field`` per line: valid, blank, wrong type, missing, huge, surrogate."""
+    jl = [json.dumps({field: x}, ensure_ascii=False) for x in lines]
     m.add("lines/jsonl-valid", text("\n".join(jl) + "\n", "in.jsonl", accept=True))
-    bad = [*jl[:-1], json.dumps({t.field: "  "})]
+    bad = [*jl[:-1], json.dumps({field: "  "})]
     m.add("lines/jsonl-blank", text("\n".join(bad) + "\n", "in.jsonl", refuse=True, line=len(jl)))
-    bad = [*jl[:-1], json.dumps({t.field: 5})]
+    bad = [*jl[:-1], json.dumps({field: 5})]
     m.add(
         "lines/jsonl-wrong-type", text("\n".join(bad) + "\n", "in.jsonl", refuse=True, line=len(jl))
     )
     bad = [*jl[:-1], json.dumps({"other": "x"})]
     m.add("lines/jsonl-missing", text("\n".join(bad) + "\n", "in.jsonl", refuse=True, line=len(jl)))
-    bad = [*jl[:-1], json.dumps({t.field: HUGE}, ensure_ascii=False)]
+    bad = [*jl[:-1], json.dumps({field: HUGE}, ensure_ascii=False)]
     m.add("lines/jsonl-huge", text("\n".join(bad) + "\n", "in.jsonl", refuse=True, line=len(jl)))
     m.add("lines/jsonl-empty", text("", "in.jsonl", refuse=True))
     m.add(
         "lines/jsonl-surrogate",
-        text(jl[0] + "\n" + '{"' + t.field + '": "\\ud800"}\n', "in.jsonl", refuse=True, line=2),
+        text(jl[0] + "\n" + '{"' + field + '": "\\ud800"}\n', "in.jsonl", refuse=True, line=2),
     )
-    return m.variants

@@ -304,6 +304,15 @@ def _scenarios() -> list[str]:
     return [x for x in lines if x.strip() and not x.startswith("#")][:3]
 
 
+def _corpus() -> list[str]:
+    lines = [
+        "今日は寒いので温かいラーメンを食べました。",
+        "味噌ラーメンにバターを乗せると美味しい。",
+        "寒い朝は布団から出られない。",
+    ]
+    return lines * 3
+
+
 def scenarios3(work: Path) -> Path:
     """Three scenario instructions beside the variant."""
     path = work / "scenarios3.txt"
@@ -311,6 +320,11 @@ def scenarios3(work: Path) -> Path:
         path.write_text("\n".join(_scenarios()) + "\n", encoding="utf-8")
     return path
 
+
+MINER_BOM = (
+    "not in this work's files: the miner (resources/cooccurrence/duckdb_text.py, counts.py) "
+    "reads a UTF-8 BOM as text, so a corpus holding only a BOM is one sentence and exits 0"
+)
 
 LINES_TARGETS: list[LinesTarget] = [
     LinesTarget(
@@ -328,7 +342,16 @@ LINES_TARGETS: list[LinesTarget] = [
             str(w / "cache"),
         ],
         _scenarios,
-        field="instruction",
+        key="instruction",
         may_fail=True,
+    ),
+    LinesTarget(
+        "build cooccurrence CORPUS",
+        lambda p, w: ["build", "cooccurrence", str(p), "--out", str(w / "pairs.parquet")],
+        _corpus,
+        comments=False,
+        bounded=False,
+        dirs=True,
+        xfail={"file/bom-only": MINER_BOM},
     ),
 ]

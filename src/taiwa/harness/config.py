@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from taiwa.errors import InputError, TaiwaError
+from taiwa.io import read_yaml, shown
 from taiwa.models.spec import ModelOptions
 from taiwa.models.types import GenerationParams
 
@@ -72,8 +73,6 @@ class RunConfig(BaseModel):
 
 
 def _yaml_mapping(path: Path) -> dict[str, Any]:
-    from taiwa.io import read_yaml
-
     loaded = read_yaml(path)
     if not isinstance(loaded, dict):
         got = "an empty file" if loaded is None else type(loaded).__name__
@@ -108,6 +107,6 @@ def parse_assignments(items: list[str], what: str) -> dict[str, str]:
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
-            raise TaiwaError(f"{what} expects KEY=VALUE, got {item!r}")
+            raise TaiwaError(f"{what} expects KEY=VALUE, got {shown(item)}")
         out[key.strip().replace("-", "_")] = value.strip()
     return out

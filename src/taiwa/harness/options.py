@@ -8,6 +8,8 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from taiwa.errors import TaiwaError
+from taiwa.io import parse_yaml, shown
+from taiwa.schema import MAX_TEXT_CHARS
 
 
 def _scalar(value: Any) -> Any:
@@ -15,11 +17,9 @@ def _scalar(value: Any) -> Any:
     else (lists, mappings from run.yaml) is passed on as it is."""
     if not isinstance(value, str):
         return value
-    import yaml
-
     try:
-        parsed = yaml.safe_load(value)
-    except yaml.YAMLError:
+        parsed = parse_yaml(value, "option")
+    except TaiwaError:  # not YAML (or nested too deep): the string itself
         return value
     return parsed if isinstance(parsed, str | int | float | bool) or parsed is None else value
 
@@ -30,14 +30,21 @@ def parse_options(method: str, model: type[BaseModel], given: dict[str, Any]) ->
     unknown = sorted(set(given) - set(fields))
     if unknown:
         known = ", ".join(fields) or "none"
-        raise TaiwaError(f"{method} has no option {unknown[0]!r} (options: {known})")
+        raise TaiwaError(f"{method} has no option {shown(unknown[0])} (options: {known})")
+    for key, value in given.items():
+        if isinstance(value, str) and len(value) > MAX_TEXT_CHARS:
+            raise TaiwaError(
+                f"option {key!r} of {method}: at most {MAX_TEXT_CHARS:,} characters "
+                f"(got {len(value):,})"
+            )
     try:
         return model.model_validate({k: _scalar(v) for k, v in given.items()})
     except ValidationError as exc:
         err = exc.errors(include_url=False)[0]
         key = ".".join(str(p) for p in err["loc"]) or "options"
         msg = str(err["msg"]).removeprefix("Value error, ")
-        raise TaiwaError(f"option {key!r} of {method}: {msg} (got {err.get('input')!r})") from None
+        got = shown(err.get("input"))
+        raise TaiwaError(f"option {shown(key)} of {method}: {msg} (got {got})") from None
 
 
 def describe_options(model: type[BaseModel]) -> list[tuple[str, str, str]]:

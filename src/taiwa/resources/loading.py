@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from taiwa.errors import TaiwaError
+from taiwa.errors import InputError, TaiwaError
+from taiwa.io import path_kind, shown, shown_path
 from taiwa.resources.association import AssociationResource
 
 
@@ -20,12 +21,17 @@ def load_resource(spec: str) -> AssociationResource:
             return GinzaVectors(float(spec.removeprefix("vectors:")))
         except ValueError as exc:
             raise TaiwaError(
-                f"bad resource {spec!r}: {exc}; expected vectors:THRESHOLD in (0, 1]"
+                f"bad resource {shown(spec)}: {exc}; expected vectors:THRESHOLD in (0, 1]"
             ) from None
     path = Path(spec)
-    if not path.exists():
+    try:
+        kind = path_kind(path)
+    except InputError as exc:
+        raise TaiwaError(f"bad resource {shown_path(spec)}: {exc.got}") from None
+    if kind == "missing":
         raise TaiwaError(
-            f"bad resource {spec!r}: expected default, vectors:THRESHOLD or an existing pair table"
+            f"bad resource {shown_path(spec)}: "
+            "expected default, vectors:THRESHOLD or an existing pair table"
         )
     from taiwa.resources.pairs_resource import PairTableResource
 
