@@ -32,22 +32,29 @@ def in_dir() -> Iterator[None]:
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Variants per kind and per target with their exit codes, then the totals."""
     if not STATS:
         return
     tr = terminalreporter
-    tr.section("taiwa fuzz: variants per kind and exit codes")
+    tr.section("taiwa fuzz: variants and exit codes")
+    for title, index in (("kind", 2), ("target", 1)):
+        rows: dict[tuple[str, str], dict[str, int]] = {}
+        for key, per in STATS.items():
+            row = rows.setdefault((key[0], key[index]), {})
+            for code, n in per.items():
+                row[code] = row.get(code, 0) + n
+        width = max(len(name) for _, name in rows) + 2
+        tr.write_line(f"per {title}:")
+        for (mode, name), per in sorted(rows.items()):
+            codes = ", ".join(f"{code} {n}" for code, n in sorted(per.items()))
+            tr.write_line(f"  {mode:<11} {name:<{width}} {sum(per.values()):>5}   {codes}")
     totals: dict[str, int] = {}
     modes: dict[str, int] = {}
-    width = max(len(k.split("\t")[1]) for k in STATS) + 2
-    for key in sorted(STATS):
-        mode, kind = key.split("\t")
-        per = STATS[key]
-        n = sum(per.values())
-        modes[mode] = modes.get(mode, 0) + n
-        for code, c in per.items():
-            totals[code] = totals.get(code, 0) + c
-        codes = ", ".join(f"{code}: {c}" for code, c in sorted(per.items()))
-        tr.write_line(f"{mode:<11} {kind:<{width}} {n:>5}   {codes}")
-    overall = ", ".join(f"{code}: {c}" for code, c in sorted(totals.items()))
+    for (mode, _, _), per in STATS.items():
+        modes[mode] = modes.get(mode, 0) + sum(per.values())
+        for code, n in per.items():
+            totals[code] = totals.get(code, 0) + n
+    kinds = len({key[2] for key in STATS})
     runs = ", ".join(f"{m} {n}" for m, n in sorted(modes.items()))
-    tr.write_line(f"total: {sum(modes.values())} runs ({runs}); {overall}")
+    codes = ", ".join(f"{code} {n}" for code, n in sorted(totals.items()))
+    tr.write_line(f"total: {sum(modes.values())} runs ({runs}) of {kinds} kinds; {codes}")

@@ -30,14 +30,14 @@ SUBPROCESS_TIMEOUT = 60.0
 MAX_STDERR = 5_000
 """Characters a run may print on stderr: an error is one line, never a huge input echoed."""
 
-STATS: dict[str, dict[str, int]] = {}
-"""``kind`` → ``exit code`` (or ``crash``) → count, for the session summary."""
+STATS: dict[tuple[str, str, str], dict[str, int]] = {}
+"""``(mode, target, kind family)`` → ``exit N`` (or ``crash``) → count, for the summary."""
 
 
-def count(mode: str, kind: str, outcome: Outcome) -> None:
+def count(mode: str, variant: Variant, outcome: Outcome) -> None:
     """Add one outcome to :data:`STATS` (``mode``: in-process or subprocess)."""
     key = "crash" if outcome.crash is not None else f"exit {outcome.code}"
-    per = STATS.setdefault(f"{mode}\t{kind}", {})
+    per = STATS.setdefault((mode, variant.target, variant.family), {})
     per[key] = per.get(key, 0) + 1
 
 
@@ -65,7 +65,6 @@ class Built:
 
     argv: list[str]
     expect: Expect
-    prepare: Callable[[], None] | None = None
 
 
 @dataclass(frozen=True)
@@ -81,6 +80,14 @@ class Variant:
     @property
     def id(self) -> str:
         return f"{self.target}::{self.kind}#{self.number}"
+
+    @property
+    def family(self) -> str:
+        """The kind without the field it hit (``text/blank:reply`` → ``text/blank``) or, for
+        an option, without the value (``run --seed '-5'`` → ``option: run --seed``)."""
+        if self.target != "options":
+            return self.kind.split(":")[0]
+        return "option: " + re.split(r" '|=| on a| under a| with a", self.kind)[0]
 
 
 @dataclass

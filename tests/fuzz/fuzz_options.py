@@ -120,6 +120,12 @@ def build_cooc(w: Path) -> list[str]:
     return ["build", "cooccurrence", str(corpus), "--out", str(w / "pairs.parquet")]
 
 
+def garbage_cache(w: Path) -> None:
+    """A response cache that is not SQLite (a crash while copying it, another tool's file)."""
+    (w / "cache").mkdir(exist_ok=True)
+    (w / "cache" / "responses.sqlite").write_bytes(b"this is not a database\x00" * 100)
+
+
 def a_file(w: Path) -> None:
     (w / "file").write_text("x", encoding="utf-8")
 
@@ -308,6 +314,18 @@ def _output_cases() -> list[OptionCase]:
 
 
 SPECIAL: list[OptionCase] = [
+    OptionCase(
+        "run --cache-dir with a garbage responses.sqlite",
+        run_prompts,
+        ("responses.sqlite", "cache"),
+        prepare=garbage_cache,
+    ),
+    OptionCase(
+        "build da-response --cache-dir with a garbage responses.sqlite",
+        build_da,
+        ("responses.sqlite", "cache"),
+        prepare=garbage_cache,
+    ),
     OptionCase(
         "run --model twice",
         lambda w: [*run_prompts(w), "-m", "builtin:parrot"],

@@ -24,7 +24,7 @@ def test_variant(variant: Variant, fuzz_root: Path, in_dir: None) -> None:
     built = variant.build(work)
     os.chdir(work)
     outcome = run_in_process(built.argv)
-    count("in-process", variant.kind.split(":")[0], outcome)
+    count("in-process", variant, outcome)
     found = problems(outcome, built.expect)
     assert not found, (
         f"{variant.id}: {'; '.join(found)}\n  taiwa {' '.join(a[:200] for a in built.argv)}"

@@ -68,7 +68,7 @@ def outcomes(fuzz_root: Path) -> dict[str, tuple[Built, Outcome]]:
         outs = pool.map(lambda c: run_subprocess(built[c].argv, cwd=works[c]), built)
         results = dict(zip(built, outs, strict=True))
     for category, outcome in results.items():
-        count("subprocess", SAMPLES[category].kind.split(":")[0], outcome)
+        count("subprocess", SAMPLES[category], outcome)
     return {c: (built[c], results[c]) for c in built}
 
 
