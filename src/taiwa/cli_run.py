@@ -7,6 +7,7 @@ are set with ``--role NAME=SPEC`` (or the shorthands ``--annotator``, ``--judge`
 
 from __future__ import annotations
 
+import math
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -87,8 +88,8 @@ def _allowed(spec: str | None, total: int) -> float:
         value = float(text[:-1]) / 100 * total if text.endswith("%") else float(text)
     except ValueError:
         raise TaiwaError(f"--max-failures expects N or P%, got {spec!r}") from None
-    if value < 0:
-        raise TaiwaError(f"--max-failures must be >= 0, got {spec!r}")
+    if not math.isfinite(value) or value < 0:
+        raise TaiwaError(f"--max-failures must be a number >= 0 (or P%), got {spec[:40]!r}")
     return value
 
 

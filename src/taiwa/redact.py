@@ -24,10 +24,14 @@ _PATTERNS = (
     re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]+"),
     # sk-..., sk-proj-..., (OpenAI-style keys) anywhere
     re.compile(r"\b(sk-)[A-Za-z0-9_-]{8,}"),
-    # scheme://user:pass@host -> scheme://***@host
-    re.compile(r"(?i)([a-z][a-z0-9+.-]*://)[^/\s@:]*:[^/\s@]*(@)"),
+    # scheme://user:pass@host -> scheme://***@host (lookbehinds and possessive runs keep every
+    # pattern linear in the text's length)
+    re.compile(r"(?i)((?<![a-z0-9+.-])[a-z][a-z0-9+.-]*+://)[^/\s@:]*+:[^/\s@]*+(@)"),
     # ?api-key=abc&x=1 / name=value / name: value / "name": "value"
-    re.compile(rf"(?i)(\b{_SECRET_NAME}[\"']?\s*[=:]\s*[\"']?)(?!{re.escape(MASK)})[^\s&\"',;}}]+"),
+    re.compile(
+        rf"(?i)((?<![\w-])(?={_SECRET_NAME}[\"']?\s*[=:])[\w-]++[\"']?\s*[=:]\s*[\"']?)"
+        rf"(?!{re.escape(MASK)})[^\s&\"',;}}]++"
+    ),
 )
 
 

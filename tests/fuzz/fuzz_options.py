@@ -31,7 +31,6 @@ from fuzz_targets import (
     scenarios3,
 )
 
-RUNNER = "owned by runner work"
 UNWRITABLE = "/proc/self/taiwa-fuzz/out"
 """A place nobody can create files in (root included, unlike a read-only directory)."""
 
@@ -41,11 +40,9 @@ LONG_PATH = "/" + "d/" * 2100 + "f.jsonl"
 """A path longer than PATH_MAX."""
 HUGE = "a" * 1_000_000
 LONG_SPEC = "a" * 8_000
-"""A SPEC whose echo makes an error line too long (longer ones take minutes: see HUGE_XFAIL)."""
+"""A SPEC whose echo would make an error line too long."""
 
 Command = Callable[[Path], list[str]]
-
-NAN_XFAIL = f"{RUNNER}: cli_run._allowed reads 'nan' as float('nan'): every failure passes"
 
 
 @dataclass(frozen=True)
@@ -234,22 +231,7 @@ NAMES: dict[str, tuple[str, ...]] = {
 }
 """What the error line may name instead of the option itself (the file, the SPEC ...)."""
 
-LONG_XFAIL = (
-    f"{RUNNER}: a path too long to look up raises OSError (ENAMETOOLONG) from Path.is_file / "
-    "mkdir in models/spec.py (ModelSpec.check) and harness/rundir.py, a traceback"
-)
-HUGE_XFAIL = (
-    f"{RUNNER}: ModelSpec.parse (models/spec.py) puts the whole SPEC in its one-line error "
-    "(8,000 characters on stderr here); redact() is quadratic in the length of a word, so a "
-    "100,000-character SPEC hangs the error path for about 2 minutes"
-)
-XFAIL: dict[tuple[str, str, str], str] = {
-    ("run", "--out", LONG_NAME): LONG_XFAIL,
-    ("run", "--out", LONG_PATH): LONG_XFAIL,
-    ("run", "--model", "replay:" + LONG_NAME): LONG_XFAIL,
-    ("run", "--model", LONG_SPEC): HUGE_XFAIL,
-    ("run", "--annotator", LONG_SPEC): HUGE_XFAIL,
-}
+XFAIL: dict[tuple[str, str, str], str] = {}
 """``(command label, option, value)`` of bad values that code owned elsewhere still fails."""
 
 
@@ -341,7 +323,6 @@ SPECIAL: list[OptionCase] = [
         "run --max-failures nan",
         lambda w: [*run_prompts(w), "--max-failures", "nan"],
         ("max-failures",),
-        xfail=NAN_XFAIL,
     ),
     OptionCase(
         "run unknown method", lambda w: ["run", "bogus", "-m", "builtin:parrot"], ("bogus",)

@@ -167,9 +167,9 @@ class RunDir:
 
     def __enter__(self) -> RunDir:
         out = self.out
-        if out.exists() and not out.is_dir():
-            raise TaiwaError(f"run directory {out} is a file: choose another --out")
         try:
+            if out.exists() and not out.is_dir():
+                raise TaiwaError(f"run directory {out} is a file: choose another --out")
             out.mkdir(parents=True, exist_ok=True)
             fd = os.open(out / LOCK, os.O_RDWR | os.O_CREAT, 0o666)
         except OSError as exc:

@@ -27,13 +27,20 @@ class ModelSpec:
             return cls("demo", "")
         kind, sep, target = spec.partition(":")
         if not sep or kind not in KINDS or not target:
-            raise TaiwaError(f"bad model spec {spec!r}: expected {HELP}")
+            shown = spec if len(spec) <= 80 else spec[:77] + "..."
+            raise TaiwaError(f"bad model spec {shown!r}: expected {HELP}")
         return cls(kind, target)
 
     def check(self, options: ModelOptions) -> None:
         """Cheap checks before a run starts (no model loaded): the file or directory exists,
         a GGUF file starts like one, a base URL is well formed."""
         path = Path(self.target)
+        try:
+            self._check(path, options)
+        except OSError as exc:  # e.g. a name too long to look up
+            raise TaiwaError(f"{self.kind}:{str(path)[:80]}: {exc.strerror}") from None
+
+    def _check(self, path: Path, options: ModelOptions) -> None:
         if self.kind == "gguf":
             try:
                 with open(path, "rb") as fh:
