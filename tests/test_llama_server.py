@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from cli import taiwa
+from taiwa.errors import EndpointError
 from taiwa.models.cache import default_cache_dir
 from taiwa.models.embedded import embedded_model_path
 from taiwa.models.openai_compat import STRUCTURED_MODES, OpenAICompatModel
@@ -135,11 +136,13 @@ def test_two_text_parts(server_url: str) -> None:
     assert model.http_requests == 1
 
 
-def test_unknown_path_is_not_retried(server_url: str) -> None:
+def test_unknown_path_stops_at_once(server_url: str) -> None:
+    # a wrong base URL fails every request alike: the first 404 stops the batch, no retry
     model = _model(server_url.removesuffix("/v1") + "/nope")
-    [res] = asyncio.run(model.generate([_request(0, "こんにちは")]))
-    assert not res.ok and "HTTP 404" in (res.error or "")
-    assert model.http_requests == 1
+    requests = [_request(i, "こんにちは") for i in range(5)]
+    with pytest.raises(EndpointError, match=r"HTTP 404.*check --base-url"):
+        asyncio.run(model.generate(requests))
+    assert model.http_requests <= model.concurrency
 
 
 def test_bearer_token_is_accepted(server_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
