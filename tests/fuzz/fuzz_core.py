@@ -20,6 +20,7 @@ import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 IN_PROCESS_TIMEOUT = 30.0
 """Seconds one in-process variant may take before it counts as a hang."""
@@ -120,6 +121,31 @@ def _alarm(seconds: float) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
+_COMMANDS: dict[int, Any] = {}
+
+
+@contextlib.contextmanager
+def _command_built_once() -> Iterator[None]:
+    """typer builds the click command tree on every call of the app (some 40 ms, once per
+    process for a user, but 60 s over the suite's variants): keep the one built for each app.
+    The command is the same object a fresh build gives; click makes a new context per call."""
+    import typer.main
+
+    build = typer.main.get_command
+
+    def cached(app: Any) -> Any:
+        key = id(app)
+        if key not in _COMMANDS:
+            _COMMANDS[key] = build(app)
+        return _COMMANDS[key]
+
+    typer.main.get_command = cached
+    try:
+        yield
+    finally:
+        typer.main.get_command = build
+
+
 def run_in_process(argv: list[str], timeout: float = IN_PROCESS_TIMEOUT) -> Outcome:
     """``taiwa.cli.main(argv)`` with stdout/stderr captured, as the ``taiwa`` script runs it."""
     from taiwa.cli import main
@@ -129,7 +155,12 @@ def run_in_process(argv: list[str], timeout: float = IN_PROCESS_TIMEOUT) -> Outc
     code: int | None = None
     crash = None
     try:
-        with _alarm(timeout), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        with (
+            _alarm(timeout),
+            _command_built_once(),
+            contextlib.redirect_stdout(out),
+            contextlib.redirect_stderr(err),
+        ):
             main(list(argv))
         code = 0
     except SystemExit as exc:
