@@ -358,29 +358,37 @@ def record_variants(t: RecordTarget) -> list[Variant]:
     m = _Maker(t.name, t.xfail)
     records = t.records()
     built, expect = _builders(t.command, t.may_fail)
+    job = _Job(m, t, records, built, expect)
 
     if "jsonl" in t.formats:
         _bytes_variants(m, jsonl_bytes(records), ".jsonl", built, expect)
-        _jsonl_variants(m, t, records, built, expect)
-        _record_mutations(m, t, records, built, expect)
+        _jsonl_variants(job)
+        _record_mutations(job)
     if "csv" in t.formats:
-        _csv_variants(m, t, records, built, expect)
+        _csv_variants(job)
     if "parquet" in t.formats:
-        _parquet_variants(m, t, records, built, expect)
+        _parquet_variants(job)
     if t.share < 1:
         keep = rng(t.name, "share")
         return [v for v in m.variants if keep.random() < t.share]
     return m.variants
 
 
-def _jsonl_variants(
-    m: _Maker,
-    t: RecordTarget,
-    records: list[dict[str, Any]],
-    built: Callable[[Path, Expect], Built],
-    expect: Callable[..., Expect],
-) -> None:
+@dataclass(frozen=True)
+class _Job:
+    """What the generators of one record target share: where variants go, the target, its
+    valid records, and how to build a command line and an expectation for a file."""
+
+    m: _Maker
+    t: RecordTarget
+    records: list[dict[str, Any]]
+    built: Callable[[Path, Expect], Built]
+    expect: Callable[..., Expect]
+
+
+def _jsonl_variants(job: _Job) -> None:
     """Line-level JSON variants: lines that are not objects, broken JSON, deep nesting."""
+    m, t, records, built, expect = job.m, job.t, job.records, job.built, job.expect
 
     def lines_file(lines: list[str], **kw: Any) -> Callable[[Path], Built]:
         def build(work: Path) -> Built:
@@ -445,15 +453,10 @@ def _renamed(
     return renamed
 
 
-def _record_mutations(
-    m: _Maker,
-    t: RecordTarget,
-    records: list[dict[str, Any]],
-    built: Callable[[Path, Expect], Built],
-    expect: Callable[..., Expect],
-) -> None:
+def _record_mutations(job: _Job) -> None:
     """Record-level variants written as JSONL: wrong types, missing and extra fields, NaN,
     surrogates, deep values, duplicate and blank ids, blank and huge texts, empty lists."""
+    m, t, records, built, expect = job.m, job.t, job.records, job.built, job.expect
 
     def mutated(
         k: int,
@@ -587,14 +590,9 @@ def _record_mutations(
         m.add(f"list/null:{pat}", mutated(k, lambda rec, p=path: put(rec, p, None), line=k + 1))
 
 
-def _csv_variants(
-    m: _Maker,
-    t: RecordTarget,
-    records: list[dict[str, Any]],
-    built: Callable[[Path, Expect], Built],
-    expect: Callable[..., Expect],
-) -> None:
+def _csv_variants(job: _Job) -> None:
     """CSV files: valid ones (BOM, CRLF), a header only, ragged rows, bad bytes, huge cells."""
+    m, t, records, built, expect = job.m, job.t, job.records, job.built, job.expect
 
     def write(data: bytes, **kw: Any) -> Callable[[Path], Built]:
         def build(work: Path) -> Built:
@@ -644,15 +642,10 @@ def _csv_variants(
         m.add(f"csv/huge:{pat}", write(csv_bytes(huge), refuse=True, line=k + 2))
 
 
-def _parquet_variants(
-    m: _Maker,
-    t: RecordTarget,
-    records: list[dict[str, Any]],
-    built: Callable[[Path, Expect], Built],
-    expect: Callable[..., Expect],
-) -> None:
+def _parquet_variants(job: _Job) -> None:
     """Parquet files: valid, no rows, corrupt or truncated bytes, duplicate/blank ids, huge
     texts, a column of the wrong type, a missing column."""
+    m, t, records, built, expect = job.m, job.t, job.records, job.built, job.expect
 
     def write(data: Callable[[], bytes], **kw: Any) -> Callable[[Path], Built]:
         def build(work: Path) -> Built:
