@@ -7,7 +7,9 @@ import json
 import re
 from typing import Any
 
-_SECRET_FIELD = re.compile(r"(?i)key|token|secret|password|passwd|auth")
+_SECRET_FIELD = re.compile(
+    r"(?i)(?:api[-_]?key|apikey|secret|password|passwd|auth|(?:^|[-_.])token$|access[-_]?token)"
+)
 
 
 class TaiwaError(Exception):
