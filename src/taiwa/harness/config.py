@@ -36,7 +36,7 @@ class RunConfig(BaseModel):
     rpm: float | None = Field(None, gt=0, allow_inf_nan=False)
     timeout: float = Field(60.0, gt=0, allow_inf_nan=False)
     max_retries: int = Field(5, ge=0)
-    retry_window: float = Field(120.0, ge=0)
+    retry_window: float = Field(120.0, ge=0, allow_inf_nan=False)
     temperature: float = Field(0.0, ge=0, allow_inf_nan=False)
     max_tokens: int = Field(512, ge=1)
     seed: int = Field(0, ge=0)

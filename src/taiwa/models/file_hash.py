@@ -8,6 +8,7 @@ reused while the file's resolved path, size and ``mtime_ns`` are unchanged.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 from pathlib import Path
@@ -58,10 +59,8 @@ def content_sha256(path: str | Path, cache_dir: Path | None) -> str:
         digest = _sha256_file(target)
     if index is not None:
         known[str(target)] = {"stamps": stamps, "sha256": digest}
-        try:
+        with contextlib.suppress(OSError):  # a read-only cache dir: hashed again next time
             index.parent.mkdir(parents=True, exist_ok=True)
             with atomic_open(index) as fh:
                 fh.write(json.dumps(known, indent=1))
-        except OSError:
-            pass  # a read-only cache dir: hashed again next time
     return digest
