@@ -169,7 +169,7 @@ def test_invalid_outputs_are_re_asked_then_counted(tmp_path: Path) -> None:
     assert s["failures"]["judge"] == 3 and s["status"] == "failures"
     [judge] = [c for c in s["calls"] if c["role"] == "judge"]
     assert (judge["requests"], judge["invalid"], judge["repaired"]) == (18, 3, 0)
-    row = res.results.rows("judge")[0]
+    row = next(iter(res.results.rows("judge")))
     assert "invalid output after 2 attempt(s): expected A or B" in row["error"]
 
 

@@ -39,6 +39,7 @@ __all__ = [
     "decoded_lines",
     "dumps",
     "index_by_id",
+    "iter_records",
     "iter_rows",
     "parse_yaml",
     "path_kind",
@@ -47,6 +48,7 @@ __all__ = [
     "require_file",
     "shown",
     "shown_path",
+    "unique_ids",
     "write_csv",
     "write_json",
     "write_jsonl",
@@ -383,6 +385,19 @@ def _strict_loader() -> type:
     return StrictLoader
 
 
+def iter_records(
+    path: str | Path, model: type[T], *, context: Mapping[str, Any] | None = None
+) -> Iterator[tuple[int, T]]:
+    """Each record of ``path`` validated as ``model``, with its line (or row) number, one at
+    a time (see :func:`read_records`)."""
+    ctx = dict(context or {})
+    for number, raw in iter_rows(path):
+        try:
+            yield number, model.model_validate(raw, context=ctx)
+        except ValidationError as exc:
+            raise InputError.from_validation(str(path), number, exc) from None
+
+
 def read_records(
     path: str | Path, model: type[T], *, context: Mapping[str, Any] | None = None
 ) -> list[tuple[int, T]]:
@@ -391,26 +406,27 @@ def read_records(
     ``context`` is passed to pydantic validators (e.g. ``{"taxonomy": taxonomy}`` to reject
     acts outside a taxonomy).
     """
-    out: list[tuple[int, T]] = []
-    for number, raw in iter_rows(path):
-        try:
-            out.append((number, model.model_validate(raw, context=dict(context or {}))))
-        except ValidationError as exc:
-            raise InputError.from_validation(str(path), number, exc) from None
-    return out
+    return list(iter_records(path, model, context=context))
+
+
+def unique_ids(path: str | Path, records: Iterable[tuple[int, T]]) -> Iterator[T]:
+    """The records in order, streamed; a repeated ``id`` is an error naming both lines (only the
+    ids and their line numbers are kept)."""
+    seen: dict[str, int] = {}
+    for number, rec in records:
+        rid = str(getattr(rec, "id"))  # noqa: B009 - every keyed model has an id field
+        if rid in seen:
+            raise InputError(
+                str(path), number, "id", "unique ids", f"{shown(rid)} already on line {seen[rid]}"
+            )
+        seen[rid] = number
+        yield rec
 
 
 def index_by_id(path: str | Path, records: list[tuple[int, T]]) -> dict[str, tuple[int, T]]:
     """Records keyed by their ``id``; a repeated id is an error naming both lines."""
-    out: dict[str, tuple[int, T]] = {}
-    for number, rec in records:
-        rid = str(getattr(rec, "id"))  # noqa: B009 - every keyed model has an id field
-        if rid in out:
-            raise InputError(
-                str(path), number, "id", "unique ids", f"{shown(rid)} already on line {out[rid][0]}"
-            )
-        out[rid] = (number, rec)
-    return out
+    checked = unique_ids(path, records)
+    return {str(getattr(rec, "id")): (n, rec) for (n, _), rec in zip(records, checked)}  # noqa: B009,B905
 
 
 # ---------------------------------------------------------------------------- writing

@@ -13,17 +13,16 @@ with ``across_systems=True`` sees the upstream rows of every system at once (a p
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
+from taiwa.harness.rows import Row as Row
+from taiwa.harness.rows import Rows, RowStore
 from taiwa.models.types import ChatRequest, ChatResponse, GenerationParams
-
-Row = dict[str, Any]
-"""One output line of a stage for one sample (written to the stage's JSONL file)."""
 
 Upstream = Mapping[str, Row]
 """The rows earlier stages produced for the same sample and system, keyed by stage name."""
@@ -131,22 +130,23 @@ class Setup:
 
 class Results:
     """The rows of every stage, by stage name and system (``""`` for methods whose systems
-    come from the data and for cross-system stages)."""
+    come from the data and for cross-system stages).
 
-    def __init__(self, systems: Sequence[str]) -> None:
+    Rows live on disk (:class:`~taiwa.harness.rows.RowStore`): :meth:`rows` and :meth:`ok`
+    return re-iterable views that read them again on each pass, so aggregate in one pass
+    where the dataset may be large, and keep only what the summary needs."""
+
+    def __init__(self, systems: Sequence[str], store: RowStore) -> None:
         self.systems = list(systems)
-        self._rows: dict[str, dict[str, list[Row]]] = {}
+        self.store = store
 
-    def add(self, stage: str, system: str, rows: Sequence[Row]) -> None:
-        self._rows.setdefault(stage, {})[system] = list(rows)
-
-    def rows(self, stage: str, system: str = "") -> list[Row]:
+    def rows(self, stage: str, system: str = "") -> Rows:
         """Every row of ``stage`` for ``system``, failed ones (with ``error``) included."""
-        return self._rows.get(stage, {}).get(system, [])
+        return self.store.rows(stage, system)
 
-    def ok(self, stage: str, system: str = "") -> list[Row]:
+    def ok(self, stage: str, system: str = "") -> Rows:
         """The rows of ``stage`` for ``system`` that did not fail."""
-        return [r for r in self.rows(stage, system) if "error" not in r]
+        return self.store.rows(stage, system, ok=True)
 
 
 class NoOptions(BaseModel):
@@ -194,8 +194,12 @@ class Method(Protocol, Generic[S]):
         """The bundled sample dataset."""
         ...
 
-    def load(self, path: Path, options: Any) -> Sequence[S]:
-        """Read and validate the dataset (errors name file, line and field)."""
+    def load(self, path: Path, options: Any) -> Iterable[S]:
+        """Read and validate the dataset (errors name file, line and field).
+
+        May be a generator: the runner reads the dataset once to validate and count it before
+        the first model call, then again chunk by chunk, so a large dataset is never held in
+        memory whole. Raise at the end for checks over the whole file."""
         ...
 
     def reference(self, sample: S) -> str | None:
@@ -206,8 +210,11 @@ class Method(Protocol, Generic[S]):
         """The pipeline for this run (e.g. generate → annotate → score)."""
         ...
 
-    def aggregate(self, samples: Sequence[S], results: Results, setup: Setup) -> Summary:
-        """Aggregate the stages' rows into one block per system and the cross-system results."""
+    def aggregate(self, samples: Iterable[S], results: Results, setup: Setup) -> Summary:
+        """Aggregate the stages' rows into one block per system and the cross-system results.
+
+        ``samples`` and the views of ``results`` are re-read on each pass (see
+        :class:`Results`)."""
         ...
 
     def tables(self, summary: Mapping[str, Any]) -> Sequence[Any]:

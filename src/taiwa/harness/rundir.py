@@ -16,6 +16,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import subprocess
 import time
 from collections.abc import Sequence
@@ -24,7 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 from taiwa import __version__
 from taiwa.errors import TaiwaError
-from taiwa.io import write_json, write_jsonl
+from taiwa.harness.rows import RowStore
+from taiwa.io import write_json
 from taiwa.redact import redact
 
 if TYPE_CHECKING:
@@ -122,10 +124,9 @@ def write_outputs(
     """``config.json``, each stage's rows (all systems) and ``summary.json`` last."""
     write_json(out / "config.json", config)
     for st in stages:
-        if st.output is None:
-            continue
-        lanes = [""] if st.across_systems or not results.systems else results.systems
-        write_jsonl(out / st.output, [r for s in lanes for r in results.rows(st.name, s)])
+        if st.output is not None:
+            lanes = [""] if st.across_systems or not results.systems else results.systems
+            results.store.write(st.name, lanes, out / st.output)
     write_json(out / "summary.json", summary)
 
 
@@ -194,6 +195,8 @@ class RunDir:
         out = self.out
         for tmp in out.glob(".*.tmp"):  # left by a run killed while writing
             tmp.unlink(missing_ok=True)
+        for spill in out.glob(f"{RowStore.PREFIX}*"):  # the rows of a killed run
+            shutil.rmtree(spill, ignore_errors=True)
         present = {p.name for p in out.iterdir()} - {LOCK}
         previous = _previous_key(out / "config.json")
         # a run that stopped before writing any output left nothing worth keeping

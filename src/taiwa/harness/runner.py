@@ -39,7 +39,9 @@ from taiwa.harness.method import (
 )
 from taiwa.harness.options import parse_options
 from taiwa.harness.pool import ModelPool, RoleModel
+from taiwa.harness.rows import RowStore
 from taiwa.harness.rundir import RunDir, default_run_dir, input_files, provenance, write_outputs
+from taiwa.harness.samples import SampleSource, chunk_size
 from taiwa.io import write_json
 from taiwa.llm_json import repair_turn
 from taiwa.models.base import ChatModel
@@ -62,7 +64,7 @@ class Plan:
     setup: Setup
     systems: list[str]
     data_path: Path
-    samples: list[Any]
+    samples: SampleSource
     stages: list[Stage[Any]]
     out: Path
 
@@ -144,16 +146,18 @@ def prepare(config: RunConfig, *, method: Method[Any] | None = None) -> Plan:
     systems = _resolve_systems(m, config.models)
     setup = Setup(options=options, roles=roles, params=config.params, seed=config.seed)
     stages = list(m.stages(setup))
-    if not _model_roles(stages, m, roles, systems) and (config.cache_dir or config.no_cache):
+    calls = _model_roles(stages, m, roles, systems)
+    if not calls and (config.cache_dir or config.no_cache):
         raise TaiwaError(
             f"{m.name} with these settings calls no model: --cache-dir/--no-cache do not apply"
         )
-    for _, spec in _model_roles(stages, m, roles, systems):
+    for _, spec in calls:
         if spec != HUMAN:
             ModelSpec.parse(spec).check(config.model_options)
     data_path = (config.data or m.default_data()).resolve()
-    samples = list(m.load(data_path, options))[: config.limit]
-    if not samples:
+    chunk = chunk_size(config.concurrency if calls else None)
+    samples = SampleSource(lambda: m.load(data_path, options), config.limit, chunk)
+    if not len(samples):
         raise TaiwaError(f"{data_path}: no samples to evaluate")
     out = config.out or default_run_dir(m.name, systems, data_path)
     return Plan(config, m, setup, systems, data_path, samples, stages, out)
@@ -273,19 +277,37 @@ def _with_ids(sample_ids: Sequence[str], system: str, rows: Sequence[Row]) -> li
 
 
 async def _run_stages(
-    plan: Plan, pool: ModelPool, progress: Progress, seconds: dict[str, float]
-) -> Results:
-    results = Results([s for s in plan.systems if s])
-    ids = [s.id for s in plan.samples]
+    plan: Plan, pool: ModelPool, progress: Progress, seconds: dict[str, float], store: RowStore
+) -> None:
+    """Every stage on each chunk of samples in turn; the chunk's rows go to ``store``."""
+    tasks = {
+        st.name: progress.add_task(
+            _stage_label(st, plan),
+            total=len(plan.samples) * (1 if st.across_systems else len(plan.systems)),
+        )
+        for st in plan.stages
+    }
+    for chunk in plan.samples.chunks():
+        await _run_chunk(plan, chunk, pool, progress, tasks, seconds, store)
+
+
+async def _run_chunk(
+    plan: Plan,
+    samples: Sequence[Any],
+    pool: ModelPool,
+    progress: Progress,
+    tasks: Mapping[str, Any],
+    seconds: dict[str, float],
+    store: RowStore,
+) -> None:
+    ids = [s.id for s in samples]
     upstream: dict[str, dict[str, dict[str, Row]]] = {
         sys_: {sid: {} for sid in ids} for sys_ in plan.systems
     }
     for stage in plan.stages:
         start = time.perf_counter()
-        lanes = [""] if stage.across_systems else plan.systems
-        task = progress.add_task(_stage_label(stage, plan), total=len(ids) * len(lanes))
 
-        def advance(x: float, task: Any = task) -> None:
+        def advance(x: float, task: Any = tasks[stage.name]) -> None:
             progress.advance(task, x)
 
         def model_for(system: str, stage: Stage[Any] = stage) -> RoleModel | None:
@@ -298,18 +320,18 @@ async def _run_stages(
         if stage.across_systems:
             rows = await run_stage(
                 stage,
-                plan.samples,
+                samples,
                 lambda s: {sys_: upstream[sys_][s.id] for sys_ in plan.systems},
                 model_for(""),
                 advance,
             )
-            results.add(stage.name, "", _with_ids(ids, "", rows))
+            store.append(stage.name, "", _with_ids(ids, "", rows))
         else:
             per_system = await asyncio.gather(
                 *(
                     run_stage(
                         stage,
-                        plan.samples,
+                        samples,
                         lambda s, sys_=sys_: upstream[sys_][s.id],  # type: ignore[misc]
                         model_for(sys_),
                         advance,
@@ -320,9 +342,8 @@ async def _run_stages(
             for sys_, rows in zip(plan.systems, per_system, strict=True):
                 for sid, row in zip(ids, rows, strict=True):
                     upstream[sys_][sid][stage.name] = row
-                results.add(stage.name, sys_, _with_ids(ids, sys_, rows))
-        seconds[stage.name] = round(time.perf_counter() - start, 3)
-    return results
+                store.append(stage.name, sys_, _with_ids(ids, sys_, rows))
+        seconds[stage.name] = round(seconds.get(stage.name, 0.0) + time.perf_counter() - start, 3)
 
 
 def _stage_label(stage: Stage[Any], plan: Plan) -> str:
@@ -375,29 +396,34 @@ def execute(
         write_json(plan.out / "config.json", provenance(plan, pool, None, inputs))
         seconds: dict[str, float] = {}
         notes: list[str] = []
-        # What exists now (modules, the dataset) outlives the run: kept out of the collector's
-        # full passes while requests are in flight (one costs ~0.1 s), given back afterwards.
-        gc.freeze()
+        store = RowStore(plan.out)
+        results = Results([s for s in plan.systems if s], store)
         try:
+            # What exists now (modules, the first chunk) outlives the requests: kept out of the
+            # collector's full passes while they are in flight (one costs ~0.1 s).
+            gc.freeze()
+            try:
 
-            async def main() -> Results:
-                await _check_models(plan, pool)
-                with _progress(show_progress) as progress:
-                    return await _run_stages(plan, pool, progress, seconds)
+                async def main() -> None:
+                    await _check_models(plan, pool)
+                    with _progress(show_progress) as progress:
+                        await _run_stages(plan, pool, progress, seconds, store)
 
-            results = asyncio.run(main())
+                asyncio.run(main())
+            finally:
+                gc.unfreeze()
+                if cache is not None:
+                    notes += _close_cache(cache)
+            start = time.perf_counter()
+            summary = plan.method.aggregate(plan.samples, results, plan.setup)
+            summary.notes.extend(notes)
+            seconds["aggregate"] = round(time.perf_counter() - start, 3)
+            seconds["total"] = round(time.perf_counter() - t0, 3)
+            out = _summary(plan, store, summary, pool, seconds)
+            config = provenance(plan, pool, cache_dir if cache is not None else None, inputs)
+            write_outputs(plan.out, config, plan.stages, results, out)
         finally:
-            gc.unfreeze()
-            if cache is not None:
-                notes += _close_cache(cache)
-        start = time.perf_counter()
-        summary = plan.method.aggregate(plan.samples, results, plan.setup)
-        summary.notes.extend(notes)
-        seconds["aggregate"] = round(time.perf_counter() - start, 3)
-        seconds["total"] = round(time.perf_counter() - t0, 3)
-        out = _summary(plan, results, summary, pool, seconds)
-        config = provenance(plan, pool, cache_dir if cache is not None else None, inputs)
-        write_outputs(plan.out, config, plan.stages, results, out)
+            store.close()
         rundir.finish()
     return RunResult(plan.out, out, plan.method, results)
 
@@ -436,32 +462,23 @@ def _close_cache(cache: ResponseCache) -> list[str]:
 
 
 def _summary(
-    plan: Plan, results: Results, summary: Any, pool: ModelPool, seconds: dict[str, float]
+    plan: Plan, store: RowStore, summary: Any, pool: ModelPool, seconds: dict[str, float]
 ) -> dict[str, Any]:
     failures: dict[str, int] = {}
     for st in plan.stages:
         lanes = [""] if st.across_systems else plan.systems
-        failures[st.name] = sum(
-            1
-            for sys_ in lanes
-            for r in results.rows(st.name, sys_)
-            if "error" in r and "skipped" not in r
-        )
+        failures[st.name] = sum(store.count(st.name, sys_).failed for sys_ in lanes)
     last = plan.stages[-1]
     systems: dict[str, dict[str, Any]] = {}
     for label, block in summary.systems.items():
         head: dict[str, Any] = {}
         if label in plan.systems and not last.across_systems:
-            rows = results.rows(last.name, label)
+            count = store.count(last.name, label)
             head = {
-                "n": len(rows),
-                "scored": sum(1 for r in rows if "error" not in r),
+                "n": count.rows,
+                "scored": count.rows - count.errors,
                 "failures": {
-                    st.name: sum(
-                        1
-                        for r in results.rows(st.name, label)
-                        if "error" in r and "skipped" not in r
-                    )
+                    st.name: store.count(st.name, label).failed
                     for st in plan.stages
                     if not st.across_systems
                 },

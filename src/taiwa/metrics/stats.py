@@ -65,7 +65,7 @@ def bootstrap_ci(
             stats = arr[_resample_indices(n, n_resamples, seed)].mean(axis=1)
         else:
             stats = np.empty(n_resamples)
-            step = max(1, _SHARED_DRAW // n)
+            step = max(1, _BLOCK_DRAW // n)
             for start in range(0, n_resamples, step):
                 k = min(step, n_resamples - start)
                 stats[start : start + k] = arr[rng.integers(0, n, size=(k, n))].mean(axis=1)
@@ -84,6 +84,10 @@ def bootstrap_ci(
 
 _SHARED_DRAW = 4_000_000
 """Resampled indices drawn at once (and kept for the next mean of as many items)."""
+
+_BLOCK_DRAW = 1_000_000
+"""Resampled indices drawn at a time for more items than that (8 MB of indices and 8 MB of
+values at a time, so a large run's bootstrap costs no more memory than a small run's)."""
 
 
 @lru_cache(maxsize=2)

@@ -63,11 +63,14 @@ class ConcurrentModel(ABC):
     async def generate(
         self, requests: Sequence[ChatRequest], *, on_response: OnResponse | None = None
     ) -> list[ChatResponse]:
-        sem = asyncio.Semaphore(max(1, self.concurrency))
+        """Replies in request order. ``concurrency`` workers take the requests one by one (no
+        task per request: a chunk of thousands costs no more memory than its requests)."""
+        replies: list[ChatResponse | None] = [None] * len(requests)
+        todo = iter(enumerate(requests))
         fatal: list[EndpointError] = []
 
-        async def one(req: ChatRequest) -> ChatResponse:
-            async with sem:
+        async def worker() -> None:
+            for i, req in todo:  # shared: each request goes to exactly one worker
                 if fatal:  # no new request once the endpoint has refused to serve
                     raise fatal[0]
                 start = time.perf_counter()
@@ -79,15 +82,19 @@ class ConcurrentModel(ABC):
                     raise  # the endpoint cannot serve any request: the run stops
                 except Exception as exc:  # recorded per sample, never dropped
                     res = ChatResponse(id=req.id, error=redact(f"{type(exc).__name__}: {exc}"))
-            if on_response is not None:
-                on_response(res)
-            return res
+                replies[i] = res
+                if on_response is not None:
+                    on_response(res)
 
-        tasks = [asyncio.ensure_future(one(r)) for r in requests]
+        workers = [
+            asyncio.ensure_future(worker())
+            for _ in range(min(max(1, self.concurrency), len(requests)))
+        ]
         try:
-            return list(await asyncio.gather(*tasks))
+            await asyncio.gather(*workers)
         except BaseException:
-            for t in tasks:  # the others stop too (their finished replies are already cached)
+            for t in workers:  # the others stop too (their finished replies are already cached)
                 t.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+            await asyncio.gather(*workers, return_exceptions=True)
             raise
+        return [r for r in replies if r is not None]

@@ -12,7 +12,7 @@ correlation with the human rate (§3.3).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -73,12 +73,10 @@ class CohesionMethod:
 
         return sample_path("cohesion/dialogues.jsonl")
 
-    def load(self, path: Path, options: CohesionOptions) -> list[Dialogue]:
-        from taiwa.benchmarks.cohesion.dataset import load_dialogues, without_agent
+    def load(self, path: Path, options: CohesionOptions) -> Iterator[Dialogue]:
+        from taiwa.benchmarks.cohesion.dataset import iter_dialogues, with_agents
 
-        dialogues = load_dialogues(path)
-        without_agent(path, dialogues)
-        return dialogues
+        return with_agents(path, iter_dialogues(path))
 
     def reference(self, sample: Dialogue) -> str | None:
         return None
@@ -104,22 +102,20 @@ class CohesionMethod:
 
         return [LocalStage("score", score, output="scores.jsonl")]
 
-    def aggregate(self, samples: Sequence[Any], results: Results, setup: Setup) -> Summary:
-        from taiwa.benchmarks.cohesion.dataset import AGENT_ROLES
+    def aggregate(self, samples: Iterable[Any], results: Results, setup: Setup) -> Summary:
         from taiwa.benchmarks.cohesion.scoring import summarize
 
         o: CohesionOptions = setup.options
-        rows = results.ok("score")
-        s = summarize(rows, seed=setup.seed, human_systems=o.human_systems)
+        examples = _Examples()
+        s = summarize(
+            examples.watch(results.ok("score")), seed=setup.seed, human_systems=o.human_systems
+        )
         systems = s.pop("systems")
         notes = []
-        empty = [
-            r["id"] for r in rows if not any(u["role"] in AGENT_ROLES for u in r["utterances"])
-        ]
-        if empty:
-            shown = ", ".join(empty[:5]) + (" …" if len(empty) > 5 else "")
+        if examples.empty:
+            shown = ", ".join(examples.empty[:5]) + (" …" if len(examples.empty) > 5 else "")
             notes.append(
-                f"{len(empty)} dialogue(s) have no agent utterance and add nothing: {shown} "
+                f"{examples.n_empty} dialogue(s) have no agent utterance and add nothing: {shown} "
                 "(check the role mapping)"
             )
         across = {
@@ -128,7 +124,7 @@ class CohesionMethod:
             "strict": o.strict,
             "conditions": o.conditions,
             **s,
-            "examples": _examples(rows),
+            "examples": examples.picked(),
         }
         return Summary(systems, across, notes)
 
@@ -171,19 +167,38 @@ def _resource(spec: str) -> Any:
     return load_resource(spec)
 
 
-def _examples(rows: Sequence[Mapping[str, Any]], k: int = 4) -> list[dict[str, Any]]:
-    """A few agent utterances with their verdicts (half cohesive, half not), for the table."""
-    from taiwa.benchmarks.cohesion.dataset import AGENT_ROLES
+class _Examples:
+    """What the summary shows beside the numbers, gathered while :func:`summarize` reads the
+    rows (one pass): a few agent utterances with their verdicts (half cohesive, half not) and
+    the dialogues without any agent utterance (the first few ids and their number)."""
 
-    agent = [
-        {"dialogue_id": r["id"], "system": r["system"], **u}
-        for r in rows
-        for u in r["utterances"]
-        if u["role"] in AGENT_ROLES
-    ]
-    yes = [u for u in agent if u["cohesive"]][: k - k // 2]
-    no = [u for u in agent if not u["cohesive"]][: k // 2]
-    return yes + no
+    def __init__(self, k: int = 4, ids: int = 5) -> None:
+        self.yes: list[dict[str, Any]] = []
+        self.no: list[dict[str, Any]] = []
+        self.k = k
+        self.ids = ids
+        self.empty: list[str] = []
+        self.n_empty = 0
+
+    def watch(self, rows: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+        from taiwa.benchmarks.cohesion.dataset import AGENT_ROLES
+
+        for r in rows:
+            agent = [u for u in r["utterances"] if u["role"] in AGENT_ROLES]
+            if not agent:
+                self.n_empty += 1
+                if len(self.empty) < self.ids:
+                    self.empty.append(r["id"])
+            for u in agent:
+                side, limit = (
+                    (self.yes, self.k - self.k // 2) if u["cohesive"] else (self.no, self.k // 2)
+                )
+                if len(side) < limit:
+                    side.append({"dialogue_id": r["id"], "system": r["system"], **u})
+            yield r
+
+    def picked(self) -> list[dict[str, Any]]:
+        return self.yes + self.no
 
 
 METHOD = CohesionMethod()

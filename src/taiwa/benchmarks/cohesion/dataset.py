@@ -5,28 +5,35 @@ human label."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from taiwa.errors import InputError
-from taiwa.io import index_by_id, read_records, shown
+from taiwa.io import iter_records, shown, unique_ids
 from taiwa.schema import Dialogue
 
 AGENT_ROLES = frozenset({"agent", "system"})
 
 
-def load_dialogues(path: str | Path) -> list[Dialogue]:
-    """Dialogue JSONL in the shared schema; ids must be unique, ``meta.system`` (when given)
-    a non-blank name."""
-    records = read_records(path, Dialogue)
-    index_by_id(path, records)
-    for line, d in records:
+def iter_dialogues(path: str | Path) -> Iterator[Dialogue]:
+    """Dialogue JSONL in the shared schema, one dialogue at a time; ids must be unique,
+    ``meta.system`` (when given) a non-blank name."""
+    return unique_ids(path, _with_system(path))
+
+
+def _with_system(path: str | Path) -> Iterator[tuple[int, Dialogue]]:
+    for line, d in iter_records(path, Dialogue):
         system = d.meta.get("system", "agent")
         if not isinstance(system, str) or not system.strip():
             raise InputError(
                 str(path), line, "meta.system", "a non-blank system name", shown(system)
             )
-    return [d for _, d in records]
+        yield line, d
+
+
+def load_dialogues(path: str | Path) -> list[Dialogue]:
+    """Every dialogue of ``path`` (see :func:`iter_dialogues`)."""
+    return list(iter_dialogues(path))
 
 
 def system_of(dialogue: Dialogue) -> str:
@@ -34,11 +41,15 @@ def system_of(dialogue: Dialogue) -> str:
     return str(dialogue.meta.get("system", "agent"))
 
 
-def without_agent(path: str | Path, dialogues: Sequence[Dialogue]) -> list[str]:
-    """Ids of dialogues with no agent utterance; none at all in the file is an error (a wrong
-    role mapping would otherwise give an empty table and exit 0)."""
-    missing = [d.id for d in dialogues if not any(u.role in AGENT_ROLES for u in d.utterances)]
-    if dialogues and len(missing) == len(dialogues):
+def with_agents(path: str | Path, dialogues: Iterable[Dialogue]) -> Iterator[Dialogue]:
+    """The dialogues, streamed; when none at all has an agent utterance, an error at the end (a
+    wrong role mapping would otherwise give an empty table and exit 0)."""
+    seen = agents = False
+    for d in dialogues:
+        seen = True
+        agents = agents or any(u.role in AGENT_ROLES for u in d.utterances)
+        yield d
+    if seen and not agents:
         raise InputError(
             str(path),
             None,
@@ -46,4 +57,3 @@ def without_agent(path: str | Path, dialogues: Sequence[Dialogue]) -> list[str]:
             "some utterances with role 'agent' (or 'system'): those are the ones evaluated",
             "no agent utterance in any dialogue",
         )
-    return missing

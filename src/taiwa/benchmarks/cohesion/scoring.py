@@ -318,7 +318,7 @@ def _unique(items: Iterable[str]) -> list[str]:
 
 
 def summarize(
-    rows: Sequence[dict[str, Any]],
+    rows: Iterable[dict[str, Any]],
     *,
     seed: int = 0,
     human_systems: Collection[str] = ("human",),
@@ -339,24 +339,28 @@ def summarize(
     codes: list[int] = []  # one per agent utterance, dialogue after dialogue
     per_dialogue: list[int] = []  # agent utterances of each dialogue
     dialogues_of: dict[str, int] = {}
-    for r in rows:
+    system_names: list[str] = []
+    n_utterances = 0
+    for r in rows:  # one pass: the rows may be streamed from disk
         dialogues_of[r["system"]] = dialogues_of.get(r["system"], 0) + 1
         per_dialogue.append(_codes(r["utterances"], codes))
+        system_names.append(r["system"])
+        n_utterances += len(r["utterances"])
+    n_rows = len(per_dialogue)
     code = np.array(codes, dtype=np.uint8)
     counts = np.array(per_dialogue, dtype=np.int64)
-    owner = np.repeat(np.arange(len(rows)), counts)  # the dialogue of each agent utterance
+    owner = np.repeat(np.arange(n_rows), counts)  # the dialogue of each agent utterance
 
     def per(bit: int, among: int = 0) -> np.ndarray:
         """Per dialogue: agent utterances with ``bit`` (and ``among``) set."""
         hit = (code & (bit | among)) == (bit | among)
-        return np.bincount(owner, weights=hit, minlength=len(rows)).astype(np.int64)
+        return np.bincount(owner, weights=hit, minlength=n_rows).astype(np.int64)
 
     cohesive, labelled = per(_COHESIVE), per(_LABELLED)
     # per-dialogue shares as Python would divide the integer counts (correctly rounded)
     share = cohesive / np.where(counts > 0, counts, 1)
     lab_share = per(_COHESIVE, _LABELLED) / np.where(labelled > 0, labelled, 1)
     lab_rate = per(_CORRECT, _LABELLED) / np.where(labelled > 0, labelled, 1)
-    system_names = [r["system"] for r in rows]
     order = _unique(s for s, c in zip(system_names, per_dialogue, strict=True) if c)
     position = {s: k for k, s in enumerate(order)}
     system_of_row = np.array([position.get(s, -1) for s in system_names], dtype=np.int64)
@@ -373,8 +377,8 @@ def summarize(
             "n_dialogues": dialogues_of[system],
         }
     summary: dict[str, Any] = {
-        "n_dialogues": len(rows),
-        "n_utterances": sum(len(r["utterances"]) for r in rows),
+        "n_dialogues": n_rows,
+        "n_utterances": n_utterances,
         "n_agent_utterances": len(codes),
         "systems": systems,
     }

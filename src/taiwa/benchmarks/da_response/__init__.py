@@ -9,7 +9,7 @@ its breakdown (:mod:`.scoring`); the summary follows Table 1 with Table 2's exam
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -84,10 +84,10 @@ class DAResponseMethod:
 
         return sample_path("da_response/gold.jsonl")
 
-    def load(self, path: Path, options: DAResponseOptions) -> list[DAResponseItem]:
-        from taiwa.benchmarks.da_response.dataset import load_da_response
+    def load(self, path: Path, options: DAResponseOptions) -> Iterator[DAResponseItem]:
+        from taiwa.benchmarks.da_response.dataset import iter_da_response
 
-        return load_da_response(path)
+        return iter_da_response(path)
 
     def reference(self, sample: DAResponseItem) -> str | None:
         return sample.output.text
@@ -106,7 +106,7 @@ class DAResponseMethod:
             LocalStage("score", score_reply, output="scores.jsonl"),
         ]
 
-    def aggregate(self, samples: Sequence[Any], results: Results, setup: Setup) -> Summary:
+    def aggregate(self, samples: Iterable[Any], results: Results, setup: Setup) -> Summary:
         from taiwa.benchmarks.da_response.scoring import system_block
 
         return Summary(

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
-from taiwa.io import index_by_id, read_records
+from taiwa.io import iter_records, unique_ids
 from taiwa.metrics.da_steps import TOLERANCE, ImportanceWarning
 from taiwa.schema import DASequence, DAStep, NonBlank, Text
 from taiwa.taxonomies import load_taxonomy
@@ -77,11 +78,16 @@ class DAResponseItem(BaseModel):
         return DASequence(steps=self.output_dialogue_acts.steps)
 
 
+def iter_da_response(path: str | Path) -> Iterator[DAResponseItem]:
+    """Read and validate a dataset file (JSONL/CSV/Parquet) one item at a time; ids must be
+    unique."""
+    context = {"taxonomy": load_taxonomy("assistant7")}
+    return unique_ids(path, iter_records(path, DAResponseItem, context=context))
+
+
 def load_da_response(path: str | Path) -> list[DAResponseItem]:
-    """Read and validate a dataset file (JSONL/CSV/Parquet); ids must be unique."""
-    records = read_records(path, DAResponseItem, context={"taxonomy": load_taxonomy("assistant7")})
-    index_by_id(path, records)
-    return [rec for _, rec in records]
+    """Every item of ``path`` (see :func:`iter_da_response`)."""
+    return list(iter_da_response(path))
 
 
 def item_json_schema() -> dict[str, object]:

@@ -3,7 +3,7 @@ reply, aggregated as in Table 1 (mean, SD, 95 % CI, n) with Table 2's representa
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from taiwa.benchmarks.da_response.dataset import DAResponseItem
@@ -38,28 +38,43 @@ def score_reply(sample: DAResponseItem, upstream: Upstream) -> Row:
     }
 
 
-def system_block(rows: Sequence[Row], seed: int) -> dict[str, Any]:
-    """Table 1 for one system: every metric's mean [CI], SD and n; Table 2's examples."""
-    if not rows:
+def system_block(rows: Iterable[Row], seed: int) -> dict[str, Any]:
+    """Table 1 for one system: every metric's mean [CI], SD and n; Table 2's examples
+    (one pass over the rows)."""
+    values: dict[str, list[float]] = {k: [] for k in METRICS}
+    picks: dict[str, Row] = {}
+    for row in rows:
+        for k in METRICS:
+            values[k].append(row[k])
+        _pick(picks, row)
+    if not picks:
         return {}
-    block: dict[str, Any] = {k: mean_estimate([r[k] for r in rows], seed) for k in METRICS}
-    block["examples"] = representative_examples(rows)
+    block: dict[str, Any] = {k: mean_estimate(v, seed) for k, v in values.items()}
+    block["examples"] = representative_examples(picks)
     return block
 
 
-def representative_examples(rows: Sequence[Row]) -> dict[str, dict[str, Any]]:
-    """Seed 000 Table 2: the rows with maximal insertion, deletion, substitution and minimal WED.
+def _pick(picks: dict[str, Row], row: Row) -> None:
+    """Keep the first row with the largest insertion, deletion, substitution and the smallest
+    WED seen so far."""
+    for part in PARTS:
+        best = picks.get(f"max_{part}")
+        if best is None or row[part] > best[part]:
+            picks[f"max_{part}"] = row
+    best = picks.get("min_wed")
+    if best is None or row["wed"] < best["wed"]:
+        picks["min_wed"] = row
+
+
+def representative_examples(picks: Mapping[str, Row]) -> dict[str, dict[str, Any]]:
+    """Seed 000 Table 2: the rows with maximal insertion, deletion, substitution and minimal WED
+    (as :func:`_pick` found them).
 
     A "max" profile is left out when no row has that cost at all."""
-    picks = {
-        "max_insertion": max(rows, key=lambda r: r["insertion"]),
-        "max_deletion": max(rows, key=lambda r: r["deletion"]),
-        "max_substitution": max(rows, key=lambda r: r["substitution"]),
-        "min_wed": min(rows, key=lambda r: r["wed"]),
-    }
     keep = ("id", "input", "gold_text", "gold_steps", "reply", "pred_steps", "wed", *PARTS)
-    return {
-        name: {k: row[k] for k in keep}
-        for name, row in picks.items()
-        if name == "min_wed" or row[name.removeprefix("max_")] > 0
-    }
+    out: dict[str, dict[str, Any]] = {}
+    for name in ("max_insertion", "max_deletion", "max_substitution", "min_wed"):
+        row = picks[name]
+        if name == "min_wed" or row[name.removeprefix("max_")] > 0:
+            out[name] = {k: row[k] for k in keep}
+    return out

@@ -8,7 +8,7 @@ worked example of ``docs/architecture.md``.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -60,10 +60,10 @@ class PromptsMethod:
 
         return sample_path("prompts/tiny.jsonl")
 
-    def load(self, path: Path, options: NoOptions) -> list[PromptSample]:
-        from taiwa.benchmarks.prompts.dataset import load_prompts
+    def load(self, path: Path, options: NoOptions) -> Iterator[PromptSample]:
+        from taiwa.benchmarks.prompts.dataset import iter_prompts
 
-        return load_prompts(path)
+        return iter_prompts(path)
 
     def reference(self, sample: PromptSample) -> str | None:
         return sample.reference
@@ -76,18 +76,20 @@ class PromptsMethod:
             LocalStage("score", score_reply, output="scores.jsonl"),
         ]
 
-    def aggregate(self, samples: Sequence[Any], results: Results, setup: Setup) -> Summary:
+    def aggregate(self, samples: Iterable[Any], results: Results, setup: Setup) -> Summary:
         from taiwa.metrics.stats import bootstrap_ci
 
         systems = {}
         for system in results.systems:
-            rows = results.ok("score", system)
+            values: dict[str, list[float]] = {key: [] for key in METRICS}
+            for row in results.ok("score", system):
+                for key, vals in values.items():
+                    if key in row:
+                        vals.append(float(row[key]))
             systems[system] = {
-                key: bootstrap_ci(
-                    [float(r[key]) for r in rows if key in r], seed=setup.seed
-                ).as_dict()
-                for key in METRICS
-                if any(key in r for r in rows)
+                key: bootstrap_ci(vals, seed=setup.seed).as_dict()
+                for key, vals in values.items()
+                if vals
             }
         return Summary(systems)
 

@@ -3,11 +3,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from taiwa.io import index_by_id, read_records
+from taiwa.io import iter_records, unique_ids
 from taiwa.models.types import ChatMessage
 from taiwa.schema import NonBlank, non_blank
 
@@ -52,8 +53,11 @@ class PromptSample(BaseModel):
         return [*head, ChatMessage(role="user", content=self.prompt or "")]
 
 
+def iter_prompts(path: Path) -> Iterator[PromptSample]:
+    """Read and validate one sample at a time; ids must be unique."""
+    return unique_ids(path, iter_records(path, PromptSample))
+
+
 def load_prompts(path: Path) -> list[PromptSample]:
-    """Read and validate; ids must be unique."""
-    records = read_records(path, PromptSample)
-    index_by_id(path, records)
-    return [rec for _, rec in records]
+    """Every sample of ``path`` (see :func:`iter_prompts`)."""
+    return list(iter_prompts(path))

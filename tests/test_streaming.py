@@ -1,0 +1,162 @@
+"""Runs stream: chunk by chunk, rows on disk, memory flat as the dataset grows (issue 10 §9)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from taiwa.harness import samples as samples_module
+from taiwa.harness.config import RunConfig
+from taiwa.harness.rows import RowStore
+from taiwa.harness.runner import run
+from taiwa.harness.samples import SampleSource
+from taiwa.samples import sample_path
+
+
+def _files(run_dir: Path) -> dict[str, Any]:
+    """Every output file of a run (JSONL as rows; the summary without its timings)."""
+    out: dict[str, Any] = {}
+    for p in sorted(run_dir.iterdir()):
+        if p.suffix == ".jsonl":
+            out[p.name] = [json.loads(x) for x in p.read_text(encoding="utf-8").splitlines()]
+    summary = json.loads((run_dir / "summary.json").read_text(encoding="utf-8"))
+    summary.pop("seconds")
+    for calls in summary["calls"]:
+        calls.pop("seconds")
+    out["summary.json"] = summary
+    return out
+
+
+def _run_both_ways(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **cfg: Any
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The same run in one chunk and in chunks of 3 samples (each with a fresh cache)."""
+
+    def config(name: str) -> RunConfig:
+        cache = {"cache_dir": tmp_path / f"cache-{name}"} if "models" in cfg else {}
+        return RunConfig(out=tmp_path / name, concurrency=2, **cache, **cfg)
+
+    whole = run(config("whole"), show_progress=False)
+    monkeypatch.setattr(samples_module, "CHUNK", 3)
+    monkeypatch.setattr(samples_module, "ROUNDS", 1)
+    chunked = run(config("chunked"), show_progress=False)
+    assert whole.failures == chunked.failures == 0
+    return _files(whole.run_dir), _files(chunked.run_dir)
+
+
+def test_prompts_in_chunks_write_what_one_chunk_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    models = ["builtin:parrot", "builtin:eliza", "human"]
+    whole, chunked = _run_both_ways(tmp_path, monkeypatch, method="prompts", models=models)
+    assert whole == chunked
+    ids = [r["id"] for r in whole["responses.jsonl"]]
+    assert len(ids) == 3 * 8 and ids[:8] == ids[8:16]  # system after system, sample order
+
+
+def test_da_response_in_chunks_write_what_one_chunk_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    models = ["builtin:fixed", "builtin:parrot"]
+    whole, chunked = _run_both_ways(tmp_path, monkeypatch, method="da-response", models=models)
+    assert whole == chunked
+    assert set(whole) >= {"responses.jsonl", "annotations.jsonl", "scores.jsonl"}
+
+
+def test_cohesion_in_chunks_writes_what_one_chunk_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    whole, chunked = _run_both_ways(tmp_path, monkeypatch, method="cohesion")
+    assert whole == chunked
+    assert whole["summary.json"]["across"]["examples"]  # gathered while the rows stream by
+
+
+def test_spill_files_are_removed_and_a_killed_runs_are_cleaned(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    out.mkdir()
+    stale = out / f"{RowStore.PREFIX}killed"
+    stale.mkdir()
+    (stale / "0.jsonl").write_text('{"id": "x"}\n', encoding="utf-8")
+    cfg = RunConfig(method="prompts", models=["builtin:parrot"], out=out, no_cache=True)
+    res = run(cfg, show_progress=False)
+    assert not any(p.name.startswith(RowStore.PREFIX) for p in out.iterdir())
+    # the rows of stages with an output file stay readable after the run; the others are gone
+    assert len(list(res.results.rows("generate", "builtin:parrot"))) == 8
+    assert len(res.results.ok("score", "builtin:parrot")) == 8
+
+
+def test_sample_source_holds_one_chunk_and_rereads_larger_datasets() -> None:
+    loads = 0
+
+    def load() -> Iterator[int]:
+        nonlocal loads
+        loads += 1
+        yield from range(10)
+
+    small = SampleSource(load, chunk=16)
+    assert (len(small), list(small), list(small.chunks()), loads) == (
+        10,
+        list(range(10)),
+        [list(range(10))],
+        1,
+    )
+    loads = 0
+    large = SampleSource(load, limit=7, chunk=3)
+    assert len(large) == 7 and loads == 1  # validated and counted once, nothing kept
+    assert list(large.chunks()) == [[0, 1, 2], [3, 4, 5], [6]] and loads == 2
+    assert list(large) == list(range(7)) and loads == 3
+
+
+def _peak_rss_mb(args: list[str]) -> float:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "taiwa", *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    _, status, usage = os.wait4(proc.pid, 0)
+    assert proc.stderr is not None
+    err = proc.stderr.read().decode()
+    proc.stderr.close()
+    assert os.waitstatus_to_exitcode(status) == 0, err
+    return float(usage.ru_maxrss) / 1024
+
+
+def test_peak_memory_does_not_grow_with_the_dataset(tmp_path: Path) -> None:
+    """10x the prompts and 4x the dialogues within 1.2x the peak RSS (benchmarks/run_memory.py
+    measures 100,000 prompts and 10,000 dialogues the same way)."""
+    base = [json.loads(x) for x in sample_path("cohesion/dialogues.jsonl").open(encoding="utf-8")]
+    peaks: dict[tuple[str, int], float] = {}
+    for n in (2_000, 20_000):
+        data = tmp_path / f"p{n}.jsonl"
+        data.write_text(
+            "".join(
+                json.dumps({"id": f"q{i}", "prompt": f"週末の予定は？その{i}"}, ensure_ascii=False)
+                + "\n"
+                for i in range(n)
+            ),
+            encoding="utf-8",
+        )
+        peaks["prompts", n] = _peak_rss_mb(
+            ["run", "prompts", "-m", "builtin:parrot", "--data", str(data), "--quiet",
+             "--out", str(tmp_path / f"rp{n}"), "--cache-dir", str(tmp_path / f"c{n}")]
+        )  # fmt: skip
+    for n in (1_000, 4_000):
+        data = tmp_path / f"d{n}.jsonl"
+        data.write_text(
+            "".join(
+                json.dumps(dict(base[i % len(base)], id=f"d{i}"), ensure_ascii=False) + "\n"
+                for i in range(n)
+            ),
+            encoding="utf-8",
+        )
+        peaks["cohesion", n] = _peak_rss_mb(
+            ["run", "cohesion", "--data", str(data), "--quiet", "--out", str(tmp_path / f"rd{n}")]
+        )
+    print({k: round(v, 1) for k, v in peaks.items()})
+    assert peaks["prompts", 20_000] <= 1.2 * peaks["prompts", 2_000], peaks
+    assert peaks["cohesion", 4_000] <= 1.2 * peaks["cohesion", 1_000], peaks
