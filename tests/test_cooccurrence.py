@@ -356,6 +356,25 @@ def test_bad_inputs(tmp_path: Path) -> None:
         mine_cooccurrence(fake_gz, tmp_path / "x.parquet")
 
 
+@pytest.mark.parametrize("kind", ["text", "tokens"])
+def test_byte_order_mark_is_not_text(tmp_path: Path, kind: str) -> None:
+    """A UTF-8 BOM starts a file, it is no word: the same table with and without it, and a
+    corpus holding only a BOM has no sentence."""
+    lines = synthetic_corpus()[:200] if kind == "text" else messy_token_lines()
+    plain, marked = tmp_path / "plain.txt", tmp_path / "marked.txt"
+    plain.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    marked.write_text("\n".join(lines) + "\n", encoding="utf-8-sig")
+    config = MinerConfig(input_kind=kind, **ALL_PAIRS)  # type: ignore[arg-type]
+    a = mine_cooccurrence(plain, tmp_path / "a.parquet", config)
+    b = mine_cooccurrence(marked, tmp_path / "b.parquet", config)
+    assert a.counts == b.counts and a.counts.pairs_out > 10
+    assert_same_table(tmp_path / "a.parquet", tmp_path / "b.parquet")
+    only = tmp_path / "bom.txt"
+    only.write_bytes(b"\xef\xbb\xbf")
+    with pytest.raises(InputError, match="at least one sentence"):
+        mine_cooccurrence(only, tmp_path / "c.parquet", config)
+
+
 def test_config_validation() -> None:
     with pytest.raises(ValidationError, match="sentences"):
         MinerConfig(input_kind="ngrams")
@@ -462,7 +481,7 @@ def test_spark_malformed_line(spark: Any, web1t: list[Path], tmp_path: Path) -> 
 @pytest.mark.slow
 def test_spark_equals_duckdb_on_tokens_windows(spark: Any, tmp_path: Path) -> None:
     src = tmp_path / "t.tokens"
-    src.write_text("\r\n".join(messy_token_lines()) + "\r\n", encoding="utf-8")
+    src.write_text("\r\n".join(messy_token_lines()) + "\r\n", encoding="utf-8-sig")  # with a BOM
     config = MinerConfig(input_kind="tokens", window=3, **ALL_PAIRS)
     duck = mine_cooccurrence(src, tmp_path / "duck.parquet", config)
     sprk = mine_cooccurrence(src, tmp_path / "spark.parquet", config, engine="spark")

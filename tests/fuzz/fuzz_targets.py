@@ -321,11 +321,6 @@ def scenarios3(work: Path) -> Path:
     return path
 
 
-MINER_BOM = (
-    "not in this work's files: the miner (resources/cooccurrence/duckdb_text.py, counts.py) "
-    "reads a UTF-8 BOM as text, so a corpus holding only a BOM is one sentence and exits 0"
-)
-
 LINES_TARGETS: list[LinesTarget] = [
     LinesTarget(
         "build da-response --scenarios",
@@ -352,6 +347,5 @@ LINES_TARGETS: list[LinesTarget] = [
         comments=False,
         bounded=False,
         dirs=True,
-        xfail={"file/bom-only": MINER_BOM},
     ),
 ]

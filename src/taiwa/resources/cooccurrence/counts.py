@@ -210,12 +210,13 @@ def open_input(path: str) -> gzip.GzipFile | io.BufferedReader:
 
 
 def iter_lines(path: str) -> Iterator[tuple[int, str]]:
-    """``(line number, line)`` of a UTF-8 file (plain or ``.gz``), without line ends."""
+    """``(line number, line)`` of a UTF-8 file (plain or ``.gz``), without line ends or a
+    leading byte-order mark."""
     try:
         with open_input(path) as fh:
             for number, raw in enumerate(fh, start=1):
                 try:
-                    line = raw.decode("utf-8")
+                    line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
                 except UnicodeDecodeError as exc:
                     got = f"byte 0x{raw[exc.start]:02x} at column {exc.start + 1}"
                     raise InputError(path, number, None, "UTF-8 text", got) from None

@@ -57,8 +57,9 @@ def _sql_string(text: str) -> str:
 
 
 def _decode(block: bytes, path: str, first_line: int) -> str:
+    """A block of UTF-8 lines; the file's first block loses a leading byte-order mark."""
     try:
-        return block.decode("utf-8")
+        return block.decode("utf-8-sig" if first_line == 1 else "utf-8")
     except UnicodeDecodeError as exc:
         line = first_line + block.count(b"\n", 0, exc.start)
         column = exc.start - (block.rfind(b"\n", 0, exc.start) + 1) + 1
@@ -68,8 +69,8 @@ def _decode(block: bytes, path: str, first_line: int) -> str:
 
 def line_blocks(paths: Sequence[str], *, normalise: bool) -> Iterator[tuple[str, Any]]:
     """``(file, lines)`` per block: every line of every file as an Arrow string array, in order
-    and without line ends; with ``normalise``, every white space ``str.split()`` knows becomes
-    a plain space (for ``tokens`` input)."""
+    and without line ends or a leading byte-order mark; with ``normalise``, every white space
+    ``str.split()`` knows becomes a plain space (for ``tokens`` input)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -80,6 +81,8 @@ def line_blocks(paths: Sequence[str], *, normalise: bool) -> Iterator[tuple[str,
                 while block := fh.read(BLOCK_BYTES):
                     block += fh.readline()
                     text = _decode(block, path, line)
+                    if not text:  # the file holds only a byte-order mark: no line at all
+                        continue
                     line += block.count(b"\n")
                     if text.endswith("\n"):
                         text = text[:-1]

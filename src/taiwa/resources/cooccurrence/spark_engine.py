@@ -205,7 +205,10 @@ def run_spark(inputs: list[str], out: Path, config: MinerConfig) -> tuple[int, M
         spark.conf.set("spark.sql.shuffle.partitions", str(config.spark.shuffle_partitions))
     persisted: list[Any] = []
     try:
-        lines = spark.read.text(inputs, lineSep="\n").select("value", sf.col("_metadata.file_path"))
+        lines = spark.read.text(inputs, lineSep="\n").select(
+            sf.regexp_replace("value", "^\ufeff", "").alias("value"),  # a file's byte-order mark
+            sf.col("_metadata.file_path"),
+        )
         parallelism = spark.sparkContext.defaultParallelism
         if lines.rdd.getNumPartitions() < parallelism:  # e.g. one .gz file: not splittable
             lines = lines.repartition(parallelism)
