@@ -17,6 +17,10 @@ probability (seeded), as one of ``fail_kinds`` (:data:`FAULT_KINDS`: 500, 429 wi
 reply slower than the client's timeout); ``failed`` counts them by kind. ``echo_auth`` makes
 error bodies echo the ``Authorization`` header (as careless proxies do). ``outage()`` closes
 the listening socket and every connection for a while, then listens on the same port again.
+
+Scripted judges and systems (``tests/test_judges.py``): ``script`` computes the reply from the
+request body (parsed JSON) instead of the echo, e.g. by the ``model`` asked for; ``replies``
+still come first.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ import random
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -74,6 +78,8 @@ class StubState:
     bodies: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=256))
     auth: deque[str | None] = field(default_factory=lambda: deque(maxlen=256))
     lock: threading.Lock = field(default_factory=threading.Lock)
+    #: computes the reply text from the request body (instead of the echo) when set
+    script: Callable[[dict[str, Any]], str] | None = None
 
 
 FAULT_KINDS = ("500", "429", "reset", "truncated", "html", "empty", "slow")
@@ -193,7 +199,12 @@ def make_app(state: StubState) -> web.Application:
             await asyncio.sleep(state.latency)
         with state.lock:
             scripted = state.replies.pop(0) if state.replies else None
-        text = scripted if scripted is not None else _reply(body)
+        if scripted is not None:
+            text = scripted
+        elif state.script is not None:
+            text = state.script(body)
+        else:
+            text = _reply(body)
         with state.lock:
             state.ok += 1
             state.seen.append(text)
