@@ -594,7 +594,7 @@ def test_failed_rows_are_counted_not_used() -> None:
     ]
     assert analysis.unparsed_share_pairwise(rows)["failed_items"] == 1
     assert analysis.win_rate_matrix(rows, ["p", "q"])["wins"]["p"]["q"]["n"] == 1
-    single = [
+    single: list[dict[str, Any]] = [
         {"id": "i0", "rating": 8.0, "missing": False},
         {"id": "i1", "rating": 1.0, "missing": True},
         {"id": "i2", "error": "invalid output after 3 attempt(s): no rating"},
