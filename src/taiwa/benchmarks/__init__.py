@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 METHODS: dict[str, str] = {
     "prompts": "taiwa.benchmarks.prompts",
     "da-response": "taiwa.benchmarks.da_response",
+    "chitchat": "taiwa.benchmarks.chitchat",
     "cohesion": "taiwa.benchmarks.cohesion",
 }
 """Method name → the package whose ``METHOD`` implements :class:`taiwa.harness.method.Method`."""

@@ -120,12 +120,15 @@ class StageBase:
 @dataclass(frozen=True)
 class Setup:
     """What a method's stages may depend on: its options, the SPEC of each helper role, the
-    generation parameters of the systems and the run's seed."""
+    generation parameters of the systems, the run's seed and the systems under test (their
+    ``--model`` SPECs, ``human`` included; empty for methods whose systems come from the data).
+    """
 
     options: Any
     roles: Mapping[str, str]
     params: GenerationParams
     seed: int = 0
+    systems: tuple[str, ...] = ()
 
 
 class Results:

@@ -12,6 +12,12 @@ from taiwa.io import parse_yaml, shown
 from taiwa.schema import MAX_TEXT_CHARS
 
 
+def comma_list(value: Any) -> Any:
+    """``a,b`` on the command line is the list ``["a", "b"]`` (a ``mode="before"`` validator for
+    list options); lists from run.yaml pass as they are."""
+    return [v.strip() for v in value.split(",") if v.strip()] if isinstance(value, str) else value
+
+
 def _scalar(value: Any) -> Any:
     """Command-line strings are read as YAML scalars (``2`` → 2, ``true`` → True); anything
     else (lists, mappings from run.yaml) is passed on as it is."""

@@ -144,7 +144,13 @@ def prepare(config: RunConfig, *, method: Method[Any] | None = None) -> Plan:
     options = parse_options(m.name, m.options, config.options)
     roles = _resolve_roles(m, config.roles)
     systems = _resolve_systems(m, config.models)
-    setup = Setup(options=options, roles=roles, params=config.params, seed=config.seed)
+    setup = Setup(
+        options=options,
+        roles=roles,
+        params=config.params,
+        seed=config.seed,
+        systems=tuple(s for s in systems if s),
+    )
     stages = list(m.stages(setup))
     calls = _model_roles(stages, m, roles, systems)
     if not calls and (config.cache_dir or config.no_cache):

@@ -13,3 +13,231 @@ families), :mod:`.dataset` (the task item and its reader), :mod:`.builder` and :
 :mod:`.human_ranks` (human rankings file and mean ranks), :mod:`.analysis` (rank correlation,
 system ranking, per-task difficulty).
 """
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from taiwa.harness.method import Results, Role, Setup, Summary
+from taiwa.harness.options import comma_list
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from taiwa.benchmarks.chitchat.dataset import ChitchatItem
+    from taiwa.harness.method import Stage
+
+TaskName = Literal["next_utterance", "next_speaker", "continuation"]
+TASK_NAMES: tuple[TaskName, ...] = ("next_utterance", "next_speaker", "continuation")
+
+
+class ChitchatOptions(BaseModel):
+    """Options of chitchat (``-o key=value``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    judge_modes: list[Literal["single", "pairwise"]] = Field(
+        ["single", "pairwise"],
+        min_length=1,
+        description="LLM-judge evaluations run when a judge is given: single (1-10 rating "
+        "against the reference) and/or pairwise (every pair, both orders)",
+    )
+    judge_attempts: int = Field(3, ge=1, le=10, description="judge rounds per unreadable verdict")
+    judge_max_tokens: int = Field(1024, ge=8, le=8192, description="judge reply length limit")
+    missing: Literal["loses", "excluded"] = Field(
+        "loses",
+        description="a reply that could not be extracted: loses its pairs (seed 001 scores "
+        "failures as failures) or is left out of them",
+    )
+    tasks: list[TaskName] = Field(
+        list(TASK_NAMES), min_length=1, description="task types to evaluate"
+    )
+    per_task: int | None = Field(
+        None, ge=1, description="only the first N items of each task type (a subsample)"
+    )
+    human_ranks: Path | None = Field(
+        None, description="human rankings per item (JSONL/CSV: id, annotator, ranks)"
+    )
+    flip_threshold: float = Field(
+        0.35, gt=0, le=1, description="flag a judge whose pairwise order-flip rate is above this"
+    )
+
+    _split = field_validator("judge_modes", "tasks", mode="before")(comma_list)
+
+
+class ChitchatMethod:
+    name = "chitchat"
+    seed = "001"
+    title = "enjoyable chit-chat replies: regex extraction, ROUGE, LLM judge (single, pairwise)"
+    takes_systems = True
+    roles = (
+        Role(
+            "judge",
+            "LLM judge (seed 001 単一評価/比較評価), a model SPEC; without one, ROUGE only",
+        ),
+    )
+    options = ChitchatOptions
+
+    @property
+    def prompts(self) -> Mapping[str, str]:
+        from taiwa.benchmarks.chitchat.prompts import PROMPTS
+        from taiwa.judges.prompts import PROMPTS as JUDGE_PROMPTS
+
+        return {**PROMPTS, **{f"judge_{k}": v for k, v in JUDGE_PROMPTS.items()}}
+
+    def default_data(self) -> Path:
+        from taiwa.samples import sample_path
+
+        return sample_path("chitchat/tasks.jsonl")
+
+    def load(self, path: Path, options: ChitchatOptions) -> Iterator[ChitchatItem]:
+        from taiwa.benchmarks.chitchat.dataset import iter_tasks
+
+        taken: dict[str, int] = {}
+        for item in iter_tasks(path):
+            if item.task not in options.tasks:
+                continue
+            taken[item.task] = taken.get(item.task, 0) + 1
+            if options.per_task is None or taken[item.task] <= options.per_task:
+                yield item
+
+    def reference(self, sample: ChitchatItem) -> str | None:
+        return sample.reference_text
+
+    def stages(self, setup: Setup) -> list[Stage[Any]]:
+        from taiwa.benchmarks.chitchat.human_ranks import iter_rankings
+        from taiwa.benchmarks.chitchat.prompts import chat_messages, judge_question
+        from taiwa.benchmarks.chitchat.scoring import score_generated
+        from taiwa.harness.stages import GenerateStage, LocalStage
+        from taiwa.judges.stages import PairwiseJudge, SingleJudge, judge_params
+
+        o: ChitchatOptions = setup.options
+        if o.human_ranks is not None:  # checked before any model call
+            for _ in iter_rankings(o.human_ranks, within=setup.systems):
+                pass
+        stages: list[Stage[Any]] = [
+            GenerateStage(chat_messages, setup.params),
+            LocalStage("extract", score_generated, output="scores.jsonl"),
+        ]
+        if "judge" not in setup.roles:
+            return stages
+
+        def answer(upstream: Mapping[str, Any]) -> str | None:
+            return str(upstream["extract"]["reply"]) or None
+
+        def reference(item: ChitchatItem) -> str:
+            return item.reference_text
+
+        params = judge_params(setup.seed, o.judge_max_tokens)
+        if "single" in o.judge_modes:
+            stages.append(
+                SingleJudge(
+                    judge_question, reference, answer, attempts=o.judge_attempts, params=params
+                )
+            )
+        if "pairwise" in o.judge_modes:
+            stages.append(
+                PairwiseJudge(
+                    judge_question,
+                    reference,
+                    answer,
+                    attempts=o.judge_attempts,
+                    params=params,
+                    missing=o.missing,
+                )
+            )
+        return stages
+
+    def aggregate(self, samples: Iterable[Any], results: Results, setup: Setup) -> Summary:
+        from taiwa.benchmarks.chitchat import summary as s
+        from taiwa.benchmarks.chitchat.analysis import task_difficulty
+        from taiwa.benchmarks.chitchat.human_ranks import iter_rankings
+        from taiwa.judges.analysis import (
+            judge_quality,
+            overall_win_rates,
+            quality_notes,
+            win_rate_matrix,
+        )
+
+        o: ChitchatOptions = setup.options
+        seed = setup.seed
+        tasks = {item.id: item.task for item in samples}
+        systems = {
+            sys_: s.extraction_block(results.rows("extract", sys_), seed)
+            for sys_ in results.systems
+        }
+        for sys_ in systems:
+            systems[sys_]["rougeL_by_task"] = systems[sys_].pop("by_task")
+        judged = "judge" in setup.roles
+        single = judged and "single" in o.judge_modes
+        pairwise = judged and "pairwise" in o.judge_modes
+        across: dict[str, Any] = {"tasks": _task_counts(tasks.values())}
+        notes: list[str] = []
+        if single:
+            for sys_ in systems:
+                systems[sys_]["single"] = s.single_block(
+                    results.rows("single_judge", sys_), tasks, seed
+                )
+            all_single = _chain(results.rows("single_judge", x) for x in systems)
+            across["task_difficulty"] = task_difficulty(
+                s.with_tasks(all_single, tasks, "rating"), seed=seed
+            )
+        if pairwise:
+            rows = results.rows("pairwise_judge")
+            names = list(systems)
+            across["win_rates"] = win_rate_matrix(rows, names, seed=seed)
+            for sys_, block in overall_win_rates(rows, names, seed=seed).items():
+                systems[sys_]["pairwise"] = block["win_rate"]
+                systems[sys_]["pairwise_detail"] = block
+        if judged:
+            quality = judge_quality(
+                _chain(results.rows("single_judge", x) for x in systems) if single else None,
+                results.rows("pairwise_judge") if pairwise else None,
+                seed=seed,
+                threshold=o.flip_threshold,
+            )
+            across["judge_quality"] = quality
+            notes += quality_notes(quality)
+        across["rankings"] = s.rankings(systems)
+        across["consistency"] = s.consistency(systems, seed)
+        if len(systems) < 3:
+            notes.append("rank correlations need 3 or more systems")
+        if o.human_ranks is not None:
+            human = list(iter_rankings(o.human_ranks, within=setup.systems))
+            across["human"] = s.human_block(human, systems, results, tasks, seed)
+            if across["human"]["rankings_for_other_items"]:
+                notes.append(
+                    f"{across['human']['rankings_for_other_items']} human ranking(s) are for "
+                    "items this run did not evaluate (left out)"
+                )
+        return Summary(systems, across, notes)
+
+    def tables(self, summary: Mapping[str, Any]) -> list[Any]:
+        from taiwa.benchmarks.chitchat.tables import tables
+
+        return tables(summary)
+
+    def demo(self, console: Console, out: Path) -> None:
+        from taiwa.benchmarks.chitchat.demo import run_demo
+
+        run_demo(self, console, out)
+
+
+def _chain(parts: Iterable[Iterable[Any]]) -> Iterator[Any]:
+    for part in parts:
+        yield from part
+
+
+def _task_counts(tasks: Iterable[str]) -> dict[str, int]:
+    """Items per task type, in the seed's order of difficulty."""
+    counts = dict.fromkeys(TASK_NAMES, 0)
+    for t in tasks:
+        counts[t] += 1  # type: ignore[index]
+    return {t: n for t, n in counts.items() if n}
+
+
+METHOD = ChitchatMethod()

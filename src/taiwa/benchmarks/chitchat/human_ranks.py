@@ -76,17 +76,28 @@ def iter_rankings(
     *,
     systems: Collection[str] | None = None,
     items: Collection[str] | None = None,
+    within: Collection[str] | None = None,
 ) -> Iterator[Ranking]:
     """Read and check a rankings file one line at a time (see the module docstring).
 
     ``systems``: the systems every ranking must rank (default: those of the first line);
-    ``items``: the known item ids (default: any)."""
+    ``items``: the known item ids (default: any); ``within``: the systems of a run, which
+    every ranked system must be one of (the run may evaluate more)."""
     expected = set(systems) if systems is not None else None
     source = "the systems of the run" if systems is not None else ""
     seen: dict[tuple[str, str], int] = {}
     for line, rec in iter_records(path, Ranking):
         if items is not None and rec.id not in items:
             raise InputError(str(path), line, "id", "the id of a task item", shown(rec.id))
+        foreign = sorted(set(rec.ranks) - set(within)) if within is not None else []
+        if foreign:
+            raise InputError(
+                str(path),
+                line,
+                f"ranks.{foreign[0]}",
+                f"a system of this run: {_names(within or ())}",
+                shown(foreign[0]),
+            )
         if expected is None:
             expected, source = set(rec.ranks), f"the systems ranked on line {line}"
         unknown = sorted(set(rec.ranks) - expected)

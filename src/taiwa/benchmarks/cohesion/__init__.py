@@ -20,16 +20,13 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from taiwa.harness.method import Results, Setup, Summary
+from taiwa.harness.options import comma_list
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from taiwa.harness.method import Stage
     from taiwa.schema import Dialogue
-
-
-def _comma_list(value: Any) -> Any:
-    return [v.strip() for v in value.split(",") if v.strip()] if isinstance(value, str) else value
 
 
 class CohesionOptions(BaseModel):
@@ -56,7 +53,7 @@ class CohesionOptions(BaseModel):
         "correlation (§3.3)",
     )
 
-    _split = field_validator("conditions", "human_systems", mode="before")(_comma_list)
+    _split = field_validator("conditions", "human_systems", mode="before")(comma_list)
 
 
 class CohesionMethod:

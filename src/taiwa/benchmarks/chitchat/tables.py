@@ -1,0 +1,183 @@
+"""Terminal tables of a chitchat summary, laid out as seed 001's: the automatic evaluation
+(抜き出し成功, 単一評価, ROUGE-1/2/L), the pairwise win-rate matrix, the per-task table, the
+rankings with their Spearman ρ, human mean ranks, and the judge-quality lines."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+
+from taiwa.benchmarks.chitchat.dataset import TASK_TITLES
+from taiwa.benchmarks.chitchat.summary import EVALUATIONS
+from taiwa.tables import ci_cell, clip
+
+
+def tables(summary: Mapping[str, Any]) -> list[Any]:
+    a = summary["across"]
+    out: list[Any] = [automatic_table(summary)]
+    if "win_rates" in a:
+        out.append(win_rate_table(a["win_rates"]))
+    out.append(task_table(summary))
+    if a.get("rankings"):
+        out.append(ranking_table(a))
+    if "human" in a:
+        out.append(human_table(a["human"]))
+    if "judge_quality" in a:
+        out += judge_lines(a["judge_quality"])
+    return out
+
+
+def automatic_table(summary: Mapping[str, Any]) -> Table:
+    """Seed 001's 自動評価結果 (単一評価 + 簡易評価), one row per system."""
+    t = Table(title="chitchat (seed 001): automatic evaluation", title_justify="left")
+    for name in (
+        "system",
+        "抜き出し成功",
+        "single (1-10)",
+        "pairwise win",
+        "ROUGE-1",
+        "ROUGE-2",
+        "ROUGE-L",
+    ):
+        t.add_column(name, justify="left" if name == "system" else "right")
+    for system, b in summary["systems"].items():
+        ex = b["extracted"]
+        t.add_row(
+            clip(system, 24),
+            f"{ex['ok']}/{ex['n']}",
+            ci_cell(b.get("single"), 2),
+            ci_cell(b.get("pairwise"), 2),
+            *(ci_cell(b.get(k), 3) for k in ("rouge1", "rouge2", "rougeL")),
+        )
+    t.caption = "mean [95 % bootstrap CI]; a reply that could not be extracted scores as a failure"
+    return t
+
+
+def win_rate_table(w: Mapping[str, Any]) -> Table:
+    """Seed 001's 比較評価 matrix: the probability that the row system wins (ties apart)."""
+    systems = w["systems"]
+    t = Table(title="pairwise: P(row wins against column)", title_justify="left")
+    t.add_column("winner", no_wrap=True)
+    for s in systems:
+        t.add_column(clip(s, 14), justify="right")
+    for r in systems:
+        cells = []
+        for c in systems:
+            if r == c:
+                cells.append("")
+                continue
+            win, tie = w["wins"][r][c], w["ties"][r][c]
+            cells.append("–" if not win["n"] else f"{win['value']:.0%} (tie {tie['value']:.0%})")
+        t.add_row(clip(r, 24), *cells)
+    t.caption = "both orders judged; a verdict that flips with the order is a tie"
+    return t
+
+
+def task_table(summary: Mapping[str, Any]) -> Table:
+    """Per task type: ROUGE-L and the single score per system, and the mean over systems."""
+    a = summary["across"]
+    tasks = list(a["tasks"])
+    t = Table(
+        title="per task type (difficulty: next utterance → next speaker → continuation)",
+        title_justify="left",
+    )
+    t.add_column("system")
+    for task in tasks:
+        t.add_column(f"{TASK_TITLES.get(task, task)}\n(n={a['tasks'][task]})", justify="right")
+    for system, b in summary["systems"].items():
+        cells = []
+        for task in tasks:
+            rouge = b.get("rougeL_by_task", {}).get(task, {}).get("rougeL")
+            single = b.get("single", {}).get("by_task", {}).get(task)
+            cell = f"R-L {ci_cell(rouge, 3).split(chr(10))[0]}"
+            if single is not None:
+                cell += f"\nsingle {ci_cell(single, 2).split(chr(10))[0]}"
+            cells.append(cell)
+        t.add_row(clip(system, 24), *cells)
+    diff = a.get("task_difficulty")
+    if diff:
+        row = [ci_cell(diff["tasks"].get(task), 2) for task in tasks]
+        t.add_row(Text("all systems (single)", style="bold"), *row)
+        t.caption = (
+            "single scores fall with difficulty, as in seed 001"
+            if diff["decreasing"]
+            else "single scores do not fall in the seed's order of difficulty here"
+        )
+    return t
+
+
+def ranking_table(a: Mapping[str, Any]) -> Table:
+    """Seed 001's consistency table: each system's place by each evaluation, then ρ."""
+    ranks = a["rankings"]
+    t = Table(title="rankings (1 = best) and Spearman ρ between evaluations", title_justify="left")
+    t.add_column("system")
+    evaluations = [e for e in EVALUATIONS if e in ranks]
+    for e in evaluations:
+        t.add_column(EVALUATIONS[e], justify="right")
+    systems = list(dict.fromkeys(s for e in evaluations for s in ranks[e]))
+    for s in systems:
+        t.add_row(clip(s, 24), *(f"{ranks[e][s]:g}" if s in ranks[e] else "–" for e in evaluations))
+    for pair, c in a.get("consistency", {}).items():
+        x, y = pair.split("~")
+        t.add_row(
+            Text(f"ρ {EVALUATIONS[x]} ~ {EVALUATIONS[y]}", style="dim"),
+            f"{c['rho']:.2f} (p={c['p']:.2g}, n={c['n']})",
+        )
+    return t
+
+
+def human_table(h: Mapping[str, Any]) -> Table:
+    """Seed 001's 人手評価 table (平均順位, 中央値, 分散) and ρ of each evaluation with it."""
+    t = Table(title=f"human rankings ({h['rankings']} rankings)", title_justify="left")
+    for name in ("system", "mean rank", "median", "variance", "n"):
+        t.add_column(name, justify="left" if name == "system" else "right")
+    for system, v in h["mean_ranks"].items():
+        t.add_row(
+            clip(system, 24),
+            ci_cell(v["mean_rank"], 2),
+            f"{v['median']:g}",
+            f"{v['variance']:.2f}",
+            str(v["n"]),
+        )
+    for e, c in h.get("vs_human", {}).items():
+        t.add_row(
+            Text(f"ρ {EVALUATIONS[e]} ~ human", style="dim"),
+            f"{c['rho']:.2f} [{c['ci_low']:.2f}, {c['ci_high']:.2f}]",
+            f"p={c['p']:.2g}",
+            "",
+            str(c["n"]),
+        )
+    return t
+
+
+def judge_lines(q: Mapping[str, Any]) -> list[Text]:
+    """The judge-quality lines: flip rate (flagged above the threshold), unreadable verdicts,
+    the rating histogram."""
+    lines: list[Text] = []
+    flip = q.get("flip_rate")
+    if flip is not None:
+        style = "bold red" if flip["flagged"] else ""
+        value = (
+            "–"
+            if flip["n"] == 0
+            else f"{flip['value']:.0%} [{flip['ci_low']:.0%}, {flip['ci_high']:.0%}]"
+        )
+        flag = " FLAGGED: its pairwise verdicts follow the position" if flip["flagged"] else ""
+        lines.append(
+            Text(f"judge order-flip rate {value} (n={flip['n']} pairs){flag}", style=style)
+        )
+    for key, label in (
+        ("unparsed_pairwise", "pairwise verdicts"),
+        ("unparsed_single", "single ratings"),
+    ):
+        u = q.get(key)
+        if u is not None and u["n"]:
+            lines.append(Text(f"unreadable {label} after repairs: {u['value']:.0%} (n={u['n']})"))
+    hist = q.get("rating_histogram")
+    if hist and hist["n"]:
+        bins = " ".join(f"{k}:{v}" for k, v in hist["bins"].items() if v)
+        lines.append(Text(f"single ratings given: {bins} (n={hist['n']})"))
+    return lines

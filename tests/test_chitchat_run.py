@@ -1,0 +1,192 @@
+"""The chitchat method end to end through the runner: systems answering the seed 001 prompts
+on the stub server, extraction counted per system, a scripted judge (single and pairwise),
+human rankings, and the one-line errors for bad human-ranking files."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cli import taiwa
+from taiwa.benchmarks.chitchat.dataset import load_tasks
+from taiwa.errors import InputError
+from taiwa.harness.config import RunConfig
+from taiwa.harness.runner import RunResult, prepare, run
+from taiwa.samples import sample_path
+from taiwa.stub_server import StubState, serve
+
+MARK = "★"
+SYSTEMS = ["openai:good", "openai:plain", "openai:wrong", "human"]
+
+
+def _user(body: Mapping[str, Any]) -> str:
+    return str(next(m for m in body["messages"] if m["role"] == "user")["content"])
+
+
+def _section(text: str, name: str) -> str:
+    found = re.search(rf"\[{name}の開始\]\n(.*?)\n\[{name}の終了\]", text, re.S)
+    return found.group(1) if found else ""
+
+
+def _system_reply(model: str, prompt: str) -> str:
+    """good: an enjoyable line (marked); plain: a dull one; wrong: speaks as someone else."""
+    labels = re.findall(r"^([^\s:：]+): ", prompt.split("入力:\n", 1)[1], re.M)
+    continuation = prompt.rstrip().endswith("出力:")
+    text = {"good": f"{MARK}それ楽しそうですね！", "plain": "そうですか。"}.get(model)
+    if model == "wrong":
+        return "司会: では次の話題に移りましょう"
+    if continuation:
+        return f"{labels[-1]}: {text}\n{labels[0]}: ですよね"
+    return str(text)
+
+
+def _judge(body: Mapping[str, Any]) -> str:
+    user = _user(body)
+    if "システムAの応答" in user:
+        a, b = (MARK in _section(user, f"システム{x}の応答") for x in "AB")
+        return "判定：" + ("[[A]]" if a and not b else "[[B]]" if b and not a else "[[C]]")
+    return "評価：[[9]]" if MARK in _section(user, "評価対象の応答") else "評価：[[4]]"
+
+
+def _script(body: dict[str, Any]) -> str:
+    if body["model"] == "judge":
+        return _judge(body)
+    return _system_reply(body["model"], _user(body))
+
+
+@contextmanager
+def _server() -> Iterator[str]:
+    with serve(StubState(script=_script)) as url:
+        yield url
+
+
+def _run(tmp_path: Path, url: str, **options: Any) -> RunResult:
+    cfg = RunConfig(
+        method="chitchat",
+        models=SYSTEMS,
+        roles={"judge": "openai:judge"},
+        options={"per_task": 2, **options},
+        base_url=url,
+        out=tmp_path / "run",
+        cache_dir=tmp_path / "cache",
+        concurrency=8,
+    )
+    return run(cfg, show_progress=False)
+
+
+def test_a_judged_run_counts_extraction_and_ranks_the_systems(tmp_path: Path) -> None:
+    with _server() as url:
+        res = _run(tmp_path, url)
+    s = res.summary
+    systems = s["systems"]
+    assert s["n_samples"] == 6 and s["across"]["tasks"] == dict.fromkeys(
+        ["next_utterance", "next_speaker", "continuation"], 2
+    )
+    # 「正規表現 抜き出し成功」: the system speaking as someone else fails every item, counted
+    assert systems["openai:wrong"]["extracted"]["ok"] == 0
+    assert systems["openai:good"]["extracted"]["ok"] == 6 == systems["human"]["extracted"]["ok"]
+    assert systems["openai:wrong"]["rougeL"]["value"] == 0.0  # failures score, not dropped
+    # single: 9 for the marked reply, 4 for the plain one, the lowest for no answer
+    assert systems["openai:good"]["single"]["value"] == 9.0
+    assert systems["openai:plain"]["single"]["value"] == 4.0
+    wrong = systems["openai:wrong"]["single"]
+    assert wrong["value"] == 1.0 and wrong["missing"] == 6 and wrong["n"] == 6
+    # pairwise: good beats everyone in both orders; plain vs human is a tie (no marker)
+    wins = s["across"]["win_rates"]["wins"]
+    assert wins["openai:good"]["openai:plain"]["value"] == 1.0
+    assert wins["openai:plain"]["openai:wrong"]["value"] == 1.0  # no answer loses
+    ties = s["across"]["win_rates"]["ties"]
+    assert ties["openai:plain"]["human"]["value"] == 1.0
+    for r in SYSTEMS:
+        for c in SYSTEMS:
+            if r != c:
+                total = wins[r][c]["value"] + wins[c][r]["value"] + ties[r][c]["value"]
+                assert total == pytest.approx(1.0)
+    q = s["across"]["judge_quality"]
+    assert q["flip_rate"]["value"] == 0.0 and not q["flagged"]
+    assert s["across"]["rankings"]["single"]["openai:good"] == 1
+    assert s["across"]["consistency"]["single~pairwise"]["rho"] > 0.9
+    assert s["across"]["task_difficulty"]["tasks"]["continuation"]["n"] == 2 * len(SYSTEMS)
+    assert s["status"] == "ok"
+    written = {p.name for p in (tmp_path / "run").iterdir()}
+    assert {"scores.jsonl", "single_judgments.jsonl", "pairwise_judgments.jsonl"} <= written
+    # both orders asked for every pair of every item: 6 pairs x 2 x 6 items (less those
+    # decided without the judge: wrong has no answer in any pair)
+    [judge] = [c for c in s["calls"] if c["role"] == "judge"]
+    assert judge["requests"] == 6 * 3 + 6 * 3 * 2  # single: 3 answering systems; pairs: 3
+
+
+def _rankings(tmp_path: Path, rows: list[dict[str, Any]]) -> Path:
+    path = tmp_path / "ranks.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def test_human_rankings_give_mean_ranks_and_agreement(tmp_path: Path) -> None:
+    tasks = load_tasks(sample_path("chitchat/tasks.jsonl"))
+    items = [it.id for it in tasks if it.task == "next_utterance"]
+    other = next(it.id for it in tasks if it.task == "continuation")
+    order = {"openai:good": 1, "human": 2, "openai:plain": 3, "openai:wrong": 4}
+    rows = [{"id": i, "annotator": a, "ranks": order} for i in items[:4] for a in ("a1", "a2")]
+    rows.append({"id": other, "annotator": "a1", "ranks": order})  # an item not in the run
+    ranks = _rankings(tmp_path, rows)
+    with _server() as url:
+        res = _run(tmp_path, url, human_ranks=str(ranks), per_task=None, tasks="next_utterance")
+    h = res.summary["across"]["human"]
+    assert list(h["mean_ranks"]) == list(order)  # best first
+    assert h["mean_ranks"]["openai:good"]["mean_rank"]["value"] == 1.0
+    assert h["rankings_for_other_items"] == 1 and any(
+        "did not evaluate" in n for n in res.summary["notes"]
+    )
+    # single ratings 9 (good), 4 (human), 4 (plain), 1 (wrong): the tie human = plain against
+    # human ranks 2 and 3 gives Spearman ρ = 0.949 (average ranks 1, 2.5, 2.5, 4 vs 1, 2, 3, 4)
+    assert h["vs_human"]["single"]["rho"] == pytest.approx(0.9486833)
+    assert h["vs_human"]["single"]["n"] == 4
+
+
+def test_a_human_ranking_of_an_unknown_system_stops_before_any_call(tmp_path: Path) -> None:
+    ranks = _rankings(
+        tmp_path,
+        [{"id": "x", "annotator": "a1", "ranks": {"human": 1, "openai:good": 2}},
+         {"id": "y", "annotator": "a1", "ranks": {"human": 1, "gpt-9": 2}}],
+    )  # fmt: skip
+    cfg = RunConfig(
+        method="chitchat",
+        models=["openai:good", "human"],
+        options={"human_ranks": str(ranks)},
+        base_url="http://127.0.0.1:9/v1",
+        out=tmp_path / "o",
+    )
+    with pytest.raises(InputError) as info:
+        prepare(cfg)
+    assert (info.value.line, info.value.field) == (2, "ranks.gpt-9")
+    proc = taiwa(
+        "run", "chitchat", "-m", "builtin:parrot", "-m", "human", "-o", f"human_ranks={ranks}",
+        "--out", str(tmp_path / "o2"),
+    )  # fmt: skip
+    err = proc.stderr
+    assert proc.returncode == 2 and "ranks.openai:good" in err, err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_without_a_judge_only_rouge_and_extraction(tmp_path: Path) -> None:
+    res = run(
+        RunConfig(
+            method="chitchat",
+            models=["builtin:parrot", "builtin:eliza", "human"],
+            out=tmp_path / "r",
+            cache_dir=tmp_path / "c",
+        ),
+        show_progress=False,
+    )
+    s = res.summary
+    assert s["n_samples"] == 60 and "win_rates" not in s["across"]
+    assert s["systems"]["human"]["rougeL"]["value"] == pytest.approx(1.0)
+    assert set(s["across"]["rankings"]) == {"rougeL"}
+    assert s["systems"]["builtin:parrot"]["extracted"]["n"] == 60
