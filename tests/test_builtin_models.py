@@ -1,4 +1,5 @@
-"""Built-in baselines: parrot (seed 002), ELIZA-style (seed 003 spirit) and a fixed script."""
+"""Built-in baselines: parrot (seed 002), ELIZA-style (seed 003 spirit) and a fixed script;
+the concurrency limit every backend shares (:class:`ConcurrentModel`)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ import pytest
 
 from taiwa.errors import TaiwaError
 from taiwa.models import ChatMessage, ChatRequest, GenerationParams, load_model
+from taiwa.models.base import ConcurrentModel
 from taiwa.models.builtin import eliza_reply, eliza_rules
+from taiwa.models.types import ChatResponse
 
 
 def _req(*turns: str, seed: int = 0, rid: str = "x") -> ChatRequest:
@@ -63,3 +66,40 @@ def test_eliza_through_the_model_interface() -> None:
 def test_unknown_builtin() -> None:
     with pytest.raises(TaiwaError, match="parrot, eliza, fixed"):
         load_model("builtin:shakespeare")
+
+
+class _Slow(ConcurrentModel):
+    """Counts the requests in flight at once."""
+
+    backend = model_id = identity = "slow"
+
+    def __init__(self, concurrency: int) -> None:
+        self.concurrency = concurrency
+        self.now = self.peak = 0
+
+    async def _complete(self, request: ChatRequest) -> str:
+        self.now += 1
+        self.peak = max(self.peak, self.now)
+        await asyncio.sleep(0.01)
+        self.now -= 1
+        return request.id
+
+
+def test_concurrency_is_a_limit_per_model_not_per_call() -> None:
+    """Several stages calling one model at once (one judge for every system's lane) share its
+    limit; each call still gets every reply, in order."""
+    model = _Slow(concurrency=4)
+
+    async def main() -> list[list[ChatResponse]]:
+        batches = [
+            [ChatRequest(id=f"{k}-{i}", messages=[ChatMessage(role="user", content="x")])
+             for i in range(20)]
+            for k in range(3)
+        ]  # fmt: skip
+        return await asyncio.gather(*(model.generate(b) for b in batches))
+
+    out = asyncio.run(main())
+    assert model.peak == 4
+    assert [r.text for r in out[2]] == [f"2-{i}" for i in range(20)]
+    asyncio.run(main())  # a new event loop gets a new limit
+    assert model.peak == 4

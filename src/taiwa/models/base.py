@@ -60,31 +60,48 @@ class ConcurrentModel(ABC):
     async def _complete(self, request: ChatRequest) -> str:
         """The reply text for one request (raise to record an error for it)."""
 
+    def _limit(self) -> asyncio.Semaphore:
+        """The model's request limit in the running event loop, shared by every ``generate``
+        call on it at once (e.g. one judge serving every system's stage, or a SPEC used by two
+        roles): ``concurrency`` requests in flight per model, not per call."""
+        loop = asyncio.get_running_loop()
+        held = self.__dict__.get("_limit_in")
+        if held is None or held[0] is not loop:
+            held = (loop, asyncio.Semaphore(max(1, self.concurrency)))
+            self.__dict__["_limit_in"] = held
+        return held[1]
+
     async def generate(
         self, requests: Sequence[ChatRequest], *, on_response: OnResponse | None = None
     ) -> list[ChatResponse]:
         """Replies in request order. ``concurrency`` workers take the requests one by one (no
-        task per request: a chunk of thousands costs no more memory than its requests)."""
+        task per request: a chunk of thousands costs no more memory than its requests), each
+        request within the model's shared limit (:meth:`_limit`)."""
         replies: list[ChatResponse | None] = [None] * len(requests)
         todo = iter(enumerate(requests))
         fatal: list[EndpointError] = []
+        limit = self._limit()
 
         async def worker() -> None:
             for i, req in todo:  # shared: each request goes to exactly one worker
-                if fatal:  # no new request once the endpoint has refused to serve
-                    raise fatal[0]
-                start = time.perf_counter()
-                try:
-                    text = await self._complete(req)
-                    res = ChatResponse(id=req.id, text=text, latency_s=time.perf_counter() - start)
-                except EndpointError as exc:
-                    fatal.append(exc)
-                    raise  # the endpoint cannot serve any request: the run stops
-                except Exception as exc:  # recorded per sample, never dropped
-                    res = ChatResponse(id=req.id, error=redact(f"{type(exc).__name__}: {exc}"))
+                async with limit:
+                    res = await one(req)
                 replies[i] = res
                 if on_response is not None:
                     on_response(res)
+
+        async def one(req: ChatRequest) -> ChatResponse:
+            if fatal:  # no new request once the endpoint has refused to serve
+                raise fatal[0]
+            start = time.perf_counter()
+            try:
+                text = await self._complete(req)
+                return ChatResponse(id=req.id, text=text, latency_s=time.perf_counter() - start)
+            except EndpointError as exc:
+                fatal.append(exc)
+                raise  # the endpoint cannot serve any request: the run stops
+            except Exception as exc:  # recorded per sample, never dropped
+                return ChatResponse(id=req.id, error=redact(f"{type(exc).__name__}: {exc}"))
 
         workers = [
             asyncio.ensure_future(worker())
