@@ -273,3 +273,16 @@ def test_import_is_cheap() -> None:
         "assert not heavy, heavy\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_message_content_must_be_text() -> None:
+    """Text parts are joined (some servers send a list); anything else is a failed attempt,
+    retried like a broken body, never stringified into a reply."""
+    from taiwa.models.openai_compat import RequestFailed, _content_text
+
+    parts = [{"type": "text", "text": "こんにちは"}, {"type": "text", "text": "！"}]
+    assert _content_text(parts, b"") == "こんにちは！"
+    for bad in (None, 42, [{"type": "image_url"}], {"text": "x"}):
+        with pytest.raises(RequestFailed) as info:
+            _content_text(bad, b"{}")
+        assert info.value.retryable

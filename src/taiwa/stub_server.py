@@ -14,7 +14,9 @@ server does), and can answer ``/v1/models`` with another status (``models_status
 Fault injection (``tests/faults``): with ``fail_rate`` > 0 each request fails with that
 probability (seeded), as one of ``fail_kinds`` (:data:`FAULT_KINDS`: 500, 429 with
 ``Retry-After``, a reset connection, truncated JSON, an HTML error page, empty ``choices``, a
-reply slower than the client's timeout); ``failed`` counts them by kind. ``echo_auth`` makes
+reply slower than the client's timeout, 503, a ``null`` or numeric message content, an error
+object with status 200, a body cut off mid-way, invalid UTF-8); ``failed`` counts them by
+kind. ``echo_auth`` makes
 error bodies echo the ``Authorization`` header (as careless proxies do). ``outage()`` closes
 the listening socket and every connection for a while, then listens on the same port again.
 
@@ -82,7 +84,21 @@ class StubState:
     script: Callable[[dict[str, Any]], str] | None = None
 
 
-FAULT_KINDS = ("500", "429", "reset", "truncated", "html", "empty", "slow")
+FAULT_KINDS = (
+    "500",
+    "429",
+    "reset",
+    "truncated",
+    "html",
+    "empty",
+    "slow",
+    "503",
+    "null",
+    "error200",
+    "cut",
+    "badutf8",
+    "number",
+)
 
 
 def _random_fault(state: StubState) -> str | None:
@@ -122,6 +138,23 @@ async def _injected(kind: str, request: web.Request, state: StubState) -> web.St
     if kind == "slow":
         await asyncio.sleep(state.hang)
         return web.json_response({"error": {"message": "too late"}}, status=500)
+    if kind == "503":
+        return web.json_response({"error": {"message": f"overloaded{echoed}"}}, status=503)
+    if kind in ("null", "number"):  # a message whose content is not text
+        message = {"role": "assistant", "content": None if kind == "null" else 42}
+        return web.json_response({"object": "chat.completion", "choices": [{"message": message}]})
+    if kind == "error200":  # an error object with status 200, as some proxies send
+        return web.json_response({"error": {"message": f"upstream failed{echoed}"}})
+    if kind == "badutf8":
+        return web.Response(body=b'{"choices": "\xff\xfe"}', content_type="application/json")
+    if kind == "cut":  # the headers promise more body than comes before the connection drops
+        response = web.StreamResponse(headers={"Content-Length": "4096"})
+        response.content_type = "application/json"
+        await response.prepare(request)
+        await response.write(b'{"choices": [')
+        if request.transport is not None:
+            request.transport.abort()
+        raise asyncio.CancelledError
     return web.json_response({"error": {"message": f"injected 500{echoed}"}}, status=500)
 
 

@@ -62,7 +62,12 @@ def test_two_thousand_requests_with_sixty_percent_faults(tmp_path: Path) -> None
 @pytest.mark.parametrize(
     "kinds",
     [(k,) for k in FAULT_KINDS]
-    + [("500", "429"), ("reset", "slow"), ("truncated", "html", "empty"), FAULT_KINDS],
+    + [
+        ("500", "429", "503"),
+        ("reset", "slow", "cut"),
+        ("truncated", "html", "empty", "error200", "badutf8", "null", "number"),
+        FAULT_KINDS,
+    ],
 )
 def test_fault_scenarios(tmp_path: Path, kinds: tuple[str, ...]) -> None:
     n = 120

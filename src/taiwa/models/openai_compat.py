@@ -452,9 +452,7 @@ class OpenAICompatModel(ConcurrentModel):
                 raise RequestFailed(
                     f"no choices[0].message.content in the response: {snippet}", retryable=True
                 ) from None
-            if content is None:
-                raise RequestFailed("the server returned no message content", retryable=True)
-            return content if isinstance(content, str) else str(content)
+            return _content_text(content, raw)
         message = _error_text(raw)
         if status in (401, 403):
             raise EndpointError(_key_rejected(self.base_url, status, message))
@@ -478,3 +476,19 @@ class OpenAICompatModel(ConcurrentModel):
             retryable=(status in (408, 429) or status >= 500) and not invalid,
             retry_after=_retry_after(retry_after),
         )
+
+
+def _content_text(content: Any, raw: bytes) -> str:
+    """The reply text of ``choices[0].message.content``: a string, or a list of content parts
+    (their text parts joined, as some servers send); anything else is a failed attempt."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list) and content and all(
+        isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str)
+        for p in content
+    ):
+        return "".join(p["text"] for p in content)
+    if content is None:
+        raise RequestFailed("the server returned no message content", retryable=True)
+    got = _error_text(raw)[:200]
+    raise RequestFailed(f"the message content is not text: {got}", retryable=True)
