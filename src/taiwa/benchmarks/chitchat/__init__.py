@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from taiwa.harness.method import Results, Role, Setup, Summary
+from taiwa.harness.method import HUMAN, Results, Role, Setup, Summary
 from taiwa.harness.options import comma_list
 
 if TYPE_CHECKING:
@@ -67,6 +67,15 @@ class ChitchatOptions(BaseModel):
     )
 
     _split = field_validator("judge_modes", "tasks", mode="before")(comma_list)
+
+    @field_validator("human_ranks", mode="before")
+    @classmethod
+    def _a_rankings_file(cls, value: Any) -> Any:
+        """``-o human_ranks=`` (an empty or unset variable) names no file: an error, not a run
+        without the human evaluation (leave the option out for none)."""
+        if value is None or (isinstance(value, str) and not value.strip()):
+            raise ValueError("a rankings file (JSONL/CSV/Parquet); leave the option out for none")
+        return value
 
 
 class ChitchatMethod:
@@ -193,6 +202,12 @@ class ChitchatMethod:
             for sys_, block in overall_win_rates(rows, names, seed=seed).items():
                 systems[sys_]["pairwise"] = block["win_rate"]
                 systems[sys_]["pairwise_detail"] = block
+        if judged and HUMAN in systems:
+            notes.append(
+                "the human system answers with the reference itself, and the judge compares "
+                "every reply with that reference: its scores favour the human system (seed 001's "
+                "human systems were separate crowd workers)"
+            )
         if judged:
             quality = judge_quality(
                 _chain(results.rows("single_judge", x) for x in systems) if single else None,
