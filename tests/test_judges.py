@@ -448,10 +448,16 @@ def test_a_system_without_an_answer_loses_its_pairs_without_asking(tmp_path: Pat
 
 
 def test_single_rating_is_read_after_a_repair_round(tmp_path: Path) -> None:
-    with _server() as (_, url):
+    with _server() as (state, url):
         res = _run(
             tmp_path, url, "rate-late", systems=("openai:alpha", "openai:mute"), mode="single"
         )
+        repairs = [b for b in state.bodies if b["model"] == "rate-late" and _repairing(b)]
+    # the repair turn asks for the verdict format, not for JSON (the runner's default)
+    assert repairs and all(
+        "判定の形式が不正でした" in b["messages"][-1]["content"] for b in repairs
+    )
+    assert not any("JSON" in b["messages"][-1]["content"] for b in repairs)
     rows = {s: list(res.results.rows("single_judge", s)) for s in res.results.systems}
     assert [(r["rating"], r["attempts"], r["missing"]) for r in rows["openai:alpha"]] == [
         (7.0, 2, False)

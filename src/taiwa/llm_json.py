@@ -37,11 +37,12 @@ class JsonOutcome(Generic[T]):
     raw: str | None = None
 
 
-def repair_turn(output: str, error: str) -> list[ChatMessage]:
-    """The model's own invalid output and the validation error, appended to re-ask."""
+def repair_turn(output: str, error: str, repair: str | None = None) -> list[ChatMessage]:
+    """The model's own invalid output and the validation error, appended to re-ask; ``repair``
+    is the message (``{error}`` filled in), by default :data:`REPAIR` (corrected JSON)."""
     return [
         ChatMessage(role="assistant", content=output),
-        ChatMessage(role="user", content=REPAIR.format(error=error)),
+        ChatMessage(role="user", content=(repair or REPAIR).format(error=error)),
     ]
 
 

@@ -68,9 +68,12 @@ class Role:
 class Retry:
     """Returned by :meth:`Stage.finish` when a reply did not validate: the runner re-asks each
     request of the sample with the model's own output and ``reason`` appended as a repair turn
-    (:func:`taiwa.llm_json.repair_turn`), up to the stage's ``attempts``."""
+    (:func:`taiwa.llm_json.repair_turn`), up to the stage's ``attempts``. ``repair`` is the
+    repair message (``{error}`` is the reason); ``None``: ask for corrected JSON
+    (:data:`taiwa.llm_json.REPAIR`)."""
 
     reason: str
+    repair: str | None = None
 
 
 class StageFailure(Exception):

@@ -235,7 +235,7 @@ async def run_stage(
             res = _finish(stage, s, up, rs)
             if isinstance(res, Retry):
                 if attempt < stage.attempts:
-                    retry.append((s, up, _repaired(reqs, rs, res.reason)))
+                    retry.append((s, up, _repaired(reqs, rs, res)))
                     continue
                 model.stats.invalid += 1
                 res = {"error": f"invalid output after {attempt} attempt(s): {res.reason}"}
@@ -249,12 +249,19 @@ async def run_stage(
 
 
 def _repaired(
-    requests: Sequence[ChatRequest], replies: Sequence[ChatResponse], reason: str
+    requests: Sequence[ChatRequest], replies: Sequence[ChatResponse], retry: Retry
 ) -> list[ChatRequest]:
     """Each request with its reply and the validation error appended (the conversation grows,
     so a repeated bad answer never makes an identical, cached request)."""
     return [
-        req.model_copy(update={"messages": [*req.messages, *repair_turn(rep.text or "", reason)]})
+        req.model_copy(
+            update={
+                "messages": [
+                    *req.messages,
+                    *repair_turn(rep.text or "", retry.reason, retry.repair),
+                ]
+            }
+        )
         for req, rep in zip(requests, replies, strict=True)
     ]
 

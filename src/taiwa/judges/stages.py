@@ -48,6 +48,11 @@ S = TypeVar("S", bound=Sample)
 Answer = Callable[[Upstream], "str | None"]
 MissingPolicy = Literal["loses", "excluded"]
 
+JUDGE_REPAIR = (
+    "判定の形式が不正でした: {error}\n同じ指示に従い、指定の形式で評価をやり直してください。"
+)
+"""The repair message of an unreadable verdict (the runner's default asks for JSON)."""
+
 JUDGE_MAX_TOKENS = 1024
 """Room for the short explanation MT-bench's prompts ask for before the verdict (Japanese
 text costs more tokens per character than English; a cut-off explanation loses the verdict)."""
@@ -118,7 +123,7 @@ class SingleJudge(StageBase, Generic[S]):
         try:
             rating = parse_rating(text)
         except VerdictError as exc:
-            return Retry(str(exc))
+            return Retry(str(exc), JUDGE_REPAIR)
         return {"rating": rating, "judgment": text, "missing": False}
 
 
@@ -216,7 +221,7 @@ class PairwiseJudge(StageBase, Generic[S]):
             except VerdictError as exc:
                 rounds.reason = str(exc)
         if len(rounds.verdicts) < len(replies) and rounds.attempt < self.attempts:
-            return Retry(rounds.reason)
+            return Retry(rounds.reason, JUDGE_REPAIR)
         del self._rounds[sample.id]
         answers = self._answers(upstream)
         index = {pair: k for k, pair in enumerate(self._judged(answers))}

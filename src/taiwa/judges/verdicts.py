@@ -33,11 +33,10 @@ _VERDICT = re.compile(r"\[\[\s*([ABC])\s*\]\]")
 
 RATING_REASON = (
     "no rating [[N]] (N from 1 to 10) found: end the evaluation with the rating in that "
-    "form, not JSON, e.g. 評価：[[7]]"
+    "form, e.g. 評価：[[7]]"
 )
 VERDICT_REASON = (
-    "no verdict [[A]], [[B]] or [[C]] found: end the judgement with one of them, not JSON, "
-    "e.g. 判定：[[A]]"
+    "no verdict [[A]], [[B]] or [[C]] found: end the judgement with one of them, e.g. 判定：[[A]]"
 )
 
 
