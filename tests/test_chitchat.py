@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from taiwa.benchmarks.chitchat.analysis import rank_correlation, system_ranks, task_difficulty
 from taiwa.benchmarks.chitchat.builder import BuildSettings, build_tasks
 from taiwa.benchmarks.chitchat.cli import register
-from taiwa.benchmarks.chitchat.corpus import iter_corpus, load_corpus, turns
+from taiwa.benchmarks.chitchat.corpus import MAX_ID_CHARS, iter_corpus, load_corpus, turns
 from taiwa.benchmarks.chitchat.dataset import (
     ChitchatItem,
     Turn,
@@ -35,6 +35,7 @@ from taiwa.benchmarks.chitchat.prompts import (
 from taiwa.benchmarks.chitchat.scoring import score_generated, score_output
 from taiwa.errors import InputError, TaiwaError
 from taiwa.samples import sample_path
+from taiwa.schema import MAX_TEXT_CHARS
 
 CORPUS = sample_path("chitchat/corpus.jsonl")
 TASKS_FILE = sample_path("chitchat/tasks.jsonl")
@@ -108,6 +109,22 @@ def test_corpus_errors_name_file_line_and_field(
     assert str(err.value).startswith(f"{path}:2: field '{field}': expected")
     assert expected in str(err.value)
     assert "\n" not in str(err.value)
+
+
+def test_corpus_id_leaves_room_for_the_item_ids(tmp_path: Path) -> None:
+    """A dialogue id within the text limit made the builder's item ids (id + ``-cont-t14``)
+    too long: a traceback from ``taiwa build chitchat`` (found by the fuzzer)."""
+    long = {**_chat(*[("A", "あ"), ("B", "い")] * 8), "id": "い" * (MAX_TEXT_CHARS - 1)}
+    path = _write(tmp_path / "c.jsonl", [_chat(("A", "あ"), ("B", "い")), long])
+    with pytest.raises(InputError, match=r"c.jsonl:2: field 'id': expected an id of at most"):
+        load_corpus(path)
+    out = tmp_path / "t.jsonl"
+    res = _build(["--corpus", str(path), "--out", str(out), "--min-context", "2"])
+    assert isinstance(res.exception, InputError) and res.exception.field == "id"
+    assert not out.exists()
+    ok = {**long, "id": "い" * MAX_ID_CHARS}
+    built = build_tasks(load_corpus(_write(tmp_path / "ok.jsonl", [ok])), BuildSettings())
+    assert built.items and all(len(it.id) <= MAX_TEXT_CHARS for it in built.items)
 
 
 def test_corpus_four_speakers_and_duplicate_ids(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ import pytest
 
 from cli import taiwa
 from taiwa.benchmarks.chitchat.dataset import load_tasks
-from taiwa.errors import InputError
+from taiwa.errors import InputError, TaiwaError
 from taiwa.harness.config import RunConfig
 from taiwa.harness.runner import RunResult, prepare, run
 from taiwa.samples import sample_path
@@ -190,3 +190,51 @@ def test_without_a_judge_only_rouge_and_extraction(tmp_path: Path) -> None:
     assert s["systems"]["human"]["rougeL"]["value"] == pytest.approx(1.0)
     assert set(s["across"]["rankings"]) == {"rougeL"}
     assert s["systems"]["builtin:parrot"]["extracted"]["n"] == 60
+
+
+@pytest.mark.parametrize(
+    ("systems", "judge", "rows"),
+    [
+        # rankings only for items the run did not evaluate
+        (
+            ["builtin:parrot", "human"],
+            "builtin:parrot",
+            [("zz1", {"human": 1, "builtin:parrot": 2})],
+        ),
+        # rankings of the run's items, but every verdict on them failed (no rating to compare)
+        (["human", "builtin:eliza"], "builtin:fixed", [("", {"human": 1, "builtin:eliza": 2})]),
+    ],
+)
+def test_judge_agreement_with_humans_over_no_item(
+    tmp_path: Path, systems: list[str], judge: str, rows: list[tuple[str, dict[str, int]]]
+) -> None:
+    """No item both judged and ranked: agreement_with_humans got arrays without an item axis
+    and the run ended in a traceback (found by the fuzzer); now the block is empty."""
+    first = load_tasks(sample_path("chitchat/tasks.jsonl"))[0].id
+    ranks = _rankings(
+        tmp_path, [{"id": i or first, "annotator": "a1", "ranks": r} for i, r in rows]
+    )
+    cfg = RunConfig(
+        method="chitchat",
+        models=systems,
+        roles={"judge": judge},
+        options={"human_ranks": str(ranks), "per_task": 1, "judge_modes": "single"},
+        out=tmp_path / "run",
+        cache_dir=tmp_path / "cache",
+    )
+    res = run(cfg, show_progress=False)
+    agreement = res.summary["across"]["human"]["judge_vs_human_items"]["single"]
+    assert agreement["n_items"] == 0 and agreement["systems"] == {}
+
+
+@pytest.mark.parametrize("value", ["", "~", "null"])
+def test_an_empty_human_ranks_option_is_an_error(tmp_path: Path, value: str) -> None:
+    """``-o human_ranks=`` (an unset variable) ran without the human evaluation, exit 0."""
+    cfg = RunConfig(
+        method="chitchat",
+        models=["builtin:parrot", "human"],
+        options={"human_ranks": value},
+        out=tmp_path / "o",
+    )
+    with pytest.raises(TaiwaError, match="'human_ranks' of chitchat: a rankings file"):
+        prepare(cfg)

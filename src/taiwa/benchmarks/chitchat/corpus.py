@@ -21,11 +21,15 @@ from pathlib import Path
 
 from taiwa.errors import InputError
 from taiwa.io import iter_records, shown, unique_ids
-from taiwa.schema import Dialogue
+from taiwa.schema import MAX_TEXT_CHARS, Dialogue
 
 MIN_SPEAKERS = 2
 MAX_SPEAKERS = 3
 """Seed 001 uses 2-speaker and 3-speaker chats."""
+
+MAX_ID_CHARS = MAX_TEXT_CHARS - 32
+"""The longest dialogue id: the builder's item ids add a suffix (``-cont-t12``), and an item id
+is bounded like any text."""
 
 
 @dataclass(frozen=True)
@@ -56,8 +60,12 @@ def speakers(dialogue: Dialogue) -> list[str]:
 
 
 def check_dialogue(path: str | Path, line: int, dialogue: Dialogue) -> Dialogue:
-    """``dialogue`` unless a speaker is blank or it has fewer than 2 or more than 3 speakers
-    (an :class:`InputError` naming file, line and field then)."""
+    """``dialogue`` unless its id leaves no room for the item ids' suffix, a speaker is blank or
+    it has fewer than 2 or more than 3 speakers (an :class:`InputError` naming file, line and
+    field then)."""
+    if len(dialogue.id) > MAX_ID_CHARS:
+        expected = f"an id of at most {MAX_ID_CHARS:,} characters (item ids add a suffix)"
+        raise InputError(str(path), line, "id", expected, f"{len(dialogue.id):,} characters")
     for i, utt in enumerate(dialogue.utterances):
         if not utt.speaker.strip():
             field = f"utterances[{i}].speaker"
