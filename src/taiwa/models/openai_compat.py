@@ -483,9 +483,13 @@ def _content_text(content: Any, raw: bytes) -> str:
     (their text parts joined, as some servers send); anything else is a failed attempt."""
     if isinstance(content, str):
         return content
-    if isinstance(content, list) and content and all(
-        isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str)
-        for p in content
+    if (
+        isinstance(content, list)
+        and content
+        and all(
+            isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str)
+            for p in content
+        )
     ):
         return "".join(p["text"] for p in content)
     if content is None:
