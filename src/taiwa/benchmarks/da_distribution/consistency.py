@@ -1,0 +1,221 @@
+"""Is the ordering of two systems by DAE (or DAMI) consistent across test sets? Seed 002 §5.1
+"評価に一貫性はあるか", Fig. 3.
+
+Two systems answer the same contexts. Batches of ``b`` items are drawn from the set (without
+replacement), *paired*: the same items for both systems. Each batch's DAE of the two systems
+(or their DAMI with the contexts' previous acts) is compared, and the share of batches whose
+ordering agrees with the ordering on the full set is reported per ``b`` (seed 002: 20,000
+repetitions, b = 500, 1,000, 1,500, 2,000 of 6,000 utterances; 2,000 was enough for a
+consistent result). A tie on a batch counts as a disagreement.
+
+Sampling contract (what makes results independent of block sizes, and what the tests'
+plain-Python reference re-implements): one ``numpy.random.default_rng(seed)``; for each batch
+size in the order given, for each repetition in turn, ``n`` uniform keys are drawn and the
+batch is the ``b`` items with the smallest keys.
+
+Vectorised: acts become integer codes; per block of repetitions (at most
+:data:`BLOCK_ELEMENTS` keys at a time, so memory is bounded) the batch indices come from one
+``argpartition``, act counts per batch from one ``bincount`` of the codes offset by the row,
+and entropies from the count matrix. DAE of a batch equals
+:func:`taiwa.metrics.da_distribution.dae` of its acts.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+
+from taiwa.io import atomic_open
+from taiwa.metrics.da_distribution import dae, dami
+from taiwa.metrics.stats import Estimate
+
+BATCH_SIZES = (500, 1000, 1500, 2000)
+"""Seed 002 §5.1's batch sizes."""
+
+REPETITIONS = 20_000
+"""Seed 002 §5.1's repetitions per batch size."""
+
+BLOCK_ELEMENTS = 2_000_000
+"""Random keys drawn at a time (16 MB, plus as many batch indices and codes)."""
+
+TIE = 1e-12
+"""Scores closer than this (bits) are a tie."""
+
+Metric = Literal["dae", "dami"]
+
+
+@dataclass(frozen=True)
+class ConsistencyPoint:
+    """One batch size: the share of batches ordering the systems as the full set does."""
+
+    batch_size: int
+    agreement: Estimate
+    """Share of agreeing batches, with a 95 % Wilson interval; ``n`` = repetitions."""
+    ties: int
+    """Batches on which the two systems scored the same (counted as disagreeing)."""
+
+
+@dataclass(frozen=True)
+class Consistency:
+    """Seed 002 Fig. 3 for one pair of systems."""
+
+    metric: Metric
+    n_items: int
+    full_a: float
+    full_b: float
+    repetitions: int
+    seed: int
+    points: tuple[ConsistencyPoint, ...]
+
+
+def consistency(
+    acts_a: Sequence[Hashable],
+    acts_b: Sequence[Hashable],
+    *,
+    previous: Sequence[Hashable] | None = None,
+    metric: Metric = "dae",
+    batch_sizes: Sequence[int] = BATCH_SIZES,
+    repetitions: int = REPETITIONS,
+    seed: int = 0,
+) -> Consistency:
+    """How often paired batches of each size order systems A and B as the full set does.
+
+    ``acts_a[i]`` and ``acts_b[i]`` are the acts of the two systems' replies to context ``i``;
+    ``previous[i]`` its previous utterance's act (needed for ``metric="dami"``). Raises
+    ``ValueError`` for sets of different lengths, a batch size outside 1..n, or systems that
+    tie on the full set (there is no ordering to agree with).
+    """
+    n = len(acts_a)
+    if len(acts_b) != n or (previous is not None and len(previous) != n):
+        lens = [len(acts_a), len(acts_b)] + ([len(previous)] if previous is not None else [])
+        raise ValueError(f"the systems must answer the same contexts: lengths {lens}")
+    if n == 0:
+        raise ValueError("no items")
+    if metric == "dami" and previous is None:
+        raise ValueError("metric 'dami' needs the contexts' previous acts (previous=...)")
+    if metric not in ("dae", "dami"):
+        raise ValueError(f"metric must be 'dae' or 'dami', got {metric!r}")
+    if repetitions < 1:
+        raise ValueError(f"repetitions must be >= 1, got {repetitions}")
+    for b in batch_sizes:
+        if b > n:
+            raise ValueError(f"batch size {b} is larger than the {n} items of the set")
+        if b < 1:
+            raise ValueError(f"batch sizes must be >= 1, got {b}")
+    if metric == "dae":
+        full_a, full_b = dae(acts_a), dae(acts_b)
+    else:
+        assert previous is not None
+        full_a = dami(zip(previous, acts_a, strict=True))
+        full_b = dami(zip(previous, acts_b, strict=True))
+    if abs(full_a - full_b) <= TIE:
+        raise ValueError(f"the systems tie on the full set ({metric} {full_a:.6f} bits)")
+    sign = 1.0 if full_a > full_b else -1.0
+    columns = (
+        [acts_a, acts_b] if previous is None or metric == "dae" else [acts_a, acts_b, previous]
+    )
+    codes, k = _codes(columns)
+    rng = np.random.default_rng(seed)
+    points = []
+    for b in batch_sizes:
+        agree = ties = 0
+        step = max(1, BLOCK_ELEMENTS // n)
+        for start in range(0, repetitions, step):
+            rows = min(step, repetitions - start)
+            idx = np.argpartition(rng.random((rows, n)), b - 1, axis=1)[:, :b]
+            if metric == "dae":
+                sa = _entropy(_counts(codes[0], idx, k), b)
+                sb = _entropy(_counts(codes[1], idx, k), b)
+            else:
+                sa = _mutual_information(codes[2], codes[0], idx, k, b)
+                sb = _mutual_information(codes[2], codes[1], idx, k, b)
+            diff = sa - sb
+            tie = np.abs(diff) <= TIE
+            ties += int(tie.sum())
+            agree += int((~tie & (np.sign(diff) == sign)).sum())
+        points.append(ConsistencyPoint(b, _wilson(agree, repetitions), ties))
+    return Consistency(metric, n, full_a, full_b, repetitions, seed, tuple(points))
+
+
+def _codes(columns: list[Sequence[Hashable]]) -> tuple[list[np.ndarray], int]:
+    """Integer codes (a shared vocabulary over every column) and the vocabulary size."""
+    vocab: dict[Hashable, int] = {}
+    out = [
+        np.array([vocab.setdefault(a, len(vocab)) for a in col], dtype=np.int64) for col in columns
+    ]
+    return out, len(vocab)
+
+
+def _counts(codes: np.ndarray, idx: np.ndarray, k: int) -> np.ndarray:
+    """Act counts per batch: ``(rows, k)`` from batch indices ``(rows, b)``."""
+    rows = idx.shape[0]
+    offset = (np.arange(rows, dtype=np.int64) * k)[:, None]
+    return np.bincount((codes[idx] + offset).ravel(), minlength=rows * k).reshape(rows, k)
+
+
+def _entropy(counts: np.ndarray, total: int) -> np.ndarray:
+    """Entropy in bits of each row of counts summing to ``total``: log2 N − Σ c log2 c / N."""
+    c = counts.astype(np.float64)
+    h = math.log2(total) - (c * np.log2(np.maximum(c, 1.0))).sum(axis=1) / total
+    return np.asarray(h, dtype=np.float64)
+
+
+def _mutual_information(
+    prev: np.ndarray, reply: np.ndarray, idx: np.ndarray, k: int, b: int
+) -> np.ndarray:
+    """I(prev; reply) = H(prev) + H(reply) − H(prev, reply) per batch, clipped at 0."""
+    joint = _counts(prev * k + reply, idx, k * k).reshape(-1, k, k)
+    h = _entropy(joint.sum(axis=2), b) + _entropy(joint.sum(axis=1), b)
+    return np.asarray(np.maximum(0.0, h - _entropy(joint.reshape(-1, k * k), b)), np.float64)
+
+
+def _wilson(successes: int, n: int, z: float = 1.959963984540054) -> Estimate:
+    """A proportion with its Wilson score interval: a Monte-Carlo share of n draws, where the
+    percentile bootstrap would collapse to [1, 1] at full agreement."""
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return Estimate(p, max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half)), n)
+
+
+def write_curve_svg(curves: Mapping[str, Consistency], path: str | Path) -> None:
+    """Seed 002 Fig. 3 as an SVG: agreement (%) against batch size, one line per pair of
+    systems (``label → result``), with the 95 % intervals as error bars. Needs matplotlib
+    (imported here; the Agg canvas, no display); text stays text in the SVG. Written
+    atomically; missing directories are created."""
+    if not curves:
+        raise ValueError("no curves to plot")
+    from matplotlib import rc_context
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    with rc_context({"svg.fonttype": "none", "svg.hashsalt": "taiwa"}), warnings.catch_warnings():
+        # Japanese labels stay text in the SVG (the viewer's fonts draw them); matplotlib's own
+        # fonts only estimate their width for the layout, and warn for each missing glyph.
+        warnings.filterwarnings("ignore", message="Glyph .* missing from font")
+        fig = Figure(figsize=(5.0, 3.5))
+        FigureCanvasAgg(fig)
+        ax = fig.add_subplot()
+        for label, result in curves.items():
+            xs = [p.batch_size for p in result.points]
+            ys = [100 * p.agreement.value for p in result.points]
+            err = [
+                [100 * (p.agreement.value - p.agreement.low) for p in result.points],
+                [100 * (p.agreement.high - p.agreement.value) for p in result.points],
+            ]
+            ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=label)
+        metrics = {r.metric.upper() for r in curves.values()}
+        ax.set_xlabel("batch size")
+        ax.set_ylabel(f"{'/'.join(sorted(metrics))} ordering agrees with full set (%)")
+        ax.set_ylim(top=100.5)
+        ax.grid(alpha=0.3)
+        ax.legend()
+        fig.tight_layout()
+        with atomic_open(path, "wb") as fh:
+            fig.savefig(fh, format="svg", metadata={"Date": None})
