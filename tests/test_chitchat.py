@@ -330,6 +330,9 @@ def test_item_schema_errors(tmp_path: Path) -> None:
     cases: list[tuple[dict[str, Any], str, str]] = [
         ({"target": "SPK9"}, "target", "the label of the speaker"),
         ({"labels": ["USER", "USER"]}, "labels", "distinct"),
+        # the extraction compares labels after NFKC and case folding: one speaker to it
+        ({"labels": ["USER", "user"], "target": "user"}, "labels", "case folding"),
+        ({"labels": ["ＵＳＥＲ", "USER"], "target": "USER"}, "labels", "case folding"),
         ({"labels": ["A", "B", "C"]}, "labels", "2 speaker labels"),
         ({"labels": ["US ER", "ASSISTANT"]}, "labels[0]", "without spaces"),
         ({"reference": [{"speaker": "USER", "lines": ["はい"]}]}, "reference", "turn 0"),

@@ -30,6 +30,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInf
 
 from taiwa.io import iter_records, unique_ids
 from taiwa.schema import NonBlank
+from taiwa.text.normalize import nfkc
 
 TaskType = Literal["next_utterance", "next_speaker", "continuation"]
 TASKS: tuple[TaskType, ...] = ("next_utterance", "next_speaker", "continuation")
@@ -124,8 +125,11 @@ class ChitchatItem(BaseModel):
     @field_validator("labels")
     @classmethod
     def _labels(cls, labels: list[str], info: ValidationInfo) -> list[str]:
-        if len(set(labels)) != len(labels):
-            raise ValueError("distinct speaker labels")
+        if len({nfkc(x).casefold() for x in labels}) != len(labels):
+            raise ValueError(
+                "distinct speaker labels, also after NFKC and case folding (the extraction "
+                "reads 'USER', 'user' and 'ＵＳＥＲ' as one speaker)"
+            )
         task = info.data.get("task")
         if task in _SPEAKERS and len(labels) != _SPEAKERS[task]:
             raise ValueError(f"{_SPEAKERS[task]} speaker labels for a {task} item")
