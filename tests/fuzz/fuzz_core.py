@@ -52,12 +52,15 @@ class Expect:
     ``names``: when the command refuses, its error line must contain one of these (the file,
     ``file:line`` when the line is known, the option).
     ``may_fail``: exit 1 (a run with failed samples) is allowed when not refusing.
+    ``runs``: the input is usable, so the command must not refuse it (exit 2), though its run
+    may fail (exit 1) with ``may_fail``.
     """
 
     refuse: bool = False
     accept: bool = False
     names: tuple[str, ...] = ()
     may_fail: bool = False
+    runs: bool = False
 
 
 @dataclass(frozen=True)
@@ -228,6 +231,8 @@ def problems(outcome: Outcome, expect: Expect) -> list[str]:
         found.append(f"exit {code} on unusable input (expected 2)")
     if expect.accept and code != 0:
         found.append(f"exit {code} on valid input (expected 0): {_tail(outcome.stderr)}")
+    if expect.runs and code == 2:
+        found.append(f"exit 2 on usable input: {_tail(outcome.stderr)}")
     if code == 1 and not expect.may_fail and not expect.refuse:
         found.append(f"exit 1 where no sample can fail: {_tail(outcome.stderr)}")
     if code not in (0, 1, 2):

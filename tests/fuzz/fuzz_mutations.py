@@ -65,6 +65,8 @@ class RecordTarget:
     share: float = 1.0
     """The seeded share of the variants to run: below 1 for a second command over a loader
     another target already fuzzes in full."""
+    id_chars: int = MAX_TEXT_CHARS
+    """The longest id the loader takes (the long-duplicate variant repeats one just below)."""
     xfail: dict[str, str] = field(default_factory=dict)
     """Variant kinds (or ids) known to fail for code owned elsewhere, with the reason."""
 
@@ -549,7 +551,7 @@ def _record_mutations(job: _Job) -> None:
             )
         k = len(records) - 1
         m.add("id/huge", mutated(k, lambda rec: rec.update({ids: HUGE}), refuse=True, line=k + 1))
-        long_id = "い" * (MAX_TEXT_CHARS - 1)  # allowed, but echoed whole it would be slow
+        long_id = "い" * (t.id_chars - 1)  # allowed, but echoed whole it would be slow
 
         def long_pair(rec: dict[str, Any]) -> None:
             rec[ids] = long_id
@@ -615,14 +617,9 @@ def _csv_variants(job: _Job) -> None:
     )
     m.add("csv/ragged-short-row", write((header + "x\n" + "".join(rows)).encode(), line=2))
     m.add("csv/unclosed-quote", write((header + '"' + "".join(rows)).encode()))
-    m.add(
-        "csv/cp932",
-        write(
-            valid.decode("utf-8").encode("cp932", "replace"),
-            refuse=True,
-            line=first_bad_line(valid.decode().encode("cp932", "replace")),
-        ),
-    )
+    cp932 = valid.decode("utf-8").encode("cp932", "replace")
+    at = first_bad_line(cp932)  # ASCII-only CSV is the same bytes in cp932
+    m.add("csv/cp932", write(cp932, refuse=at is not None, accept=at is None, line=at))
     m.add("csv/utf-16", write(valid.decode("utf-8").encode("utf-16"), refuse=True, line=1))
     k = len(records) - 1
     bad = valid.replace(rows[k].encode(), rows[k].encode()[:5] + b"\xff" + rows[k].encode()[5:])

@@ -9,6 +9,9 @@ with the reason.
 
 from __future__ import annotations
 
+import json
+import os
+import types
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -17,16 +20,22 @@ from typing import Any
 
 from fuzz_core import Built, Expect, Variant
 from fuzz_targets import (
+    CHITCHAT_CORPUS,
+    CHITCHAT_TASKS,
     GOLD,
     PRED,
     PROMPTS,
     ROUGE_PRED,
     ROUGE_REF,
     TAGS,
+    chitchat3,
+    chitchat_answers,
+    chitchat_items,
     dialogues3,
     gold3,
     item_replies,
     prompts3,
+    run_chitchat,
     run_flags,
     scenarios3,
 )
@@ -56,12 +65,15 @@ class OptionCase:
     may_fail: bool = False
     prepare: Callable[[Path], None] | None = None
     xfail: str | None = None
+    runs: bool = False
+    """The command line is usable: it must not be refused (exit 0, or 1 with ``may_fail``)."""
 
     def variant(self) -> Variant:
         def build(work: Path) -> Built:
             if self.prepare is not None:
                 self.prepare(work)
-            return Built(self.argv(work), Expect(self.refuse, False, self.names, self.may_fail))
+            expect = Expect(self.refuse, False, self.names, self.may_fail, self.runs)
+            return Built(self.argv(work), expect)
 
         return Variant("options", self.name, 0, build, self.xfail)
 
@@ -115,6 +127,15 @@ def build_cooc(w: Path) -> list[str]:
         lines = ["今日は寒いので温かいラーメンを食べました。", "寒い朝は布団から出られない。"]
         corpus.write_text("\n".join(lines * 3) + "\n", encoding="utf-8")
     return ["build", "cooccurrence", str(corpus), "--out", str(w / "pairs.parquet")]
+
+
+def build_chitchat(w: Path) -> list[str]:
+    return ["build", "chitchat", "--corpus", str(CHITCHAT_CORPUS), "--out", str(w / "tasks.jsonl")]
+
+
+def run_cc(w: Path) -> list[str]:
+    """``taiwa run chitchat`` of the parrot and the references on three items, no judge."""
+    return run_chitchat(chitchat3(w), w)
 
 
 def garbage_cache(w: Path) -> None:
@@ -214,6 +235,25 @@ BAD_VALUES: list[tuple[str, Command, str, tuple[str, ...]]] = [
     ("build da-response", build_da, "--scenarios", (LONG_NAME,)),
     ("build da-response", build_da, "--out", (LONG_NAME,)),
     ("build cooccurrence", build_cooc, "--out", (LONG_PATH,)),
+    ("build chitchat", build_chitchat, "--seed", ("-5", "x", str(2**63))),
+    ("build chitchat", build_chitchat, "--per-dialogue", ("-1", "1001", "x")),
+    ("build chitchat", build_chitchat, "--continuations", ("-1", "1001")),
+    ("build chitchat", build_chitchat, "--min-context", ("0", "-1", "10001")),
+    ("build chitchat", build_chitchat, "--min-turns", ("0", "51")),
+    ("build chitchat", build_chitchat, "--max-turns", ("0", "51", "x")),
+    ("build chitchat", build_chitchat, "--corpus", ("/nonexistent.jsonl", "/", LONG_NAME)),
+    ("build chitchat", build_chitchat, "--corpus", (str(CHITCHAT_TASKS), str(PROMPTS), LONG_PATH)),
+    ("build chitchat", build_chitchat, "--out", ("/", UNWRITABLE + ".jsonl", LONG_NAME, LONG_PATH)),
+    ("run chitchat", run_cc, "--judge", ("bogus", "human", "replay:", "openai:", "")),
+    ("run chitchat", run_cc, "--judge", ("replay:/nonexistent.jsonl", "replay:" + LONG_NAME)),
+    ("run chitchat", run_cc, "--judge", (LONG_SPEC, "builtin:nope")),
+    (
+        "run chitchat",
+        run_cc,
+        "--role",
+        ("judge=bogus", "judge=human", "judge=", "annotator=offline"),
+    ),
+    ("run chitchat", run_cc, "--data", (str(CHITCHAT_CORPUS), str(PROMPTS), "/")),
 ]
 """``(command label, base command, option, bad values)``: each value is appended to the base
 command as ``OPTION VALUE`` (the last occurrence of an option wins) and must be refused."""
@@ -228,10 +268,22 @@ NAMES: dict[str, tuple[str, ...]] = {
     "--ref": ("/nonexistent", str(PROMPTS), str(ROUGE_PRED)),
     "--gold": ("/nonexistent", str(PROMPTS)),
     "--pred": ("/nonexistent", "'/'", ": expected an existing file"),
+    "--judge": ("judge", "spec", "/nonexistent", "bogus", "human", "nope"),
+    "--corpus": ("corpus", "/: expected an existing file"),
+    "--data": ("data", "/: expected an existing file"),
 }
 """What the error line may name instead of the option itself (the file, the SPEC ...)."""
 
-XFAIL: dict[tuple[str, str, str], str] = {}
+XFAIL: dict[tuple[str, str, str], str] = {
+    ("run chitchat", "--judge", ""): (
+        "harness: an empty role SPEC counts as not given (runner._resolve_roles: "
+        "`given.get(name) or role.default`), so --judge '' runs without a judge, exit 0"
+    ),
+    ("run chitchat", "--role", "judge="): (
+        "harness: an empty role SPEC counts as not given (runner._resolve_roles), so "
+        "--role judge= runs without a judge, exit 0"
+    ),
+}
 """``(command label, option, value)`` of bad values that code owned elsewhere still fails."""
 
 
@@ -270,6 +322,7 @@ OUTPUTS: list[tuple[str, Command, str, str]] = [
     ("build da-response", build_da, "--cache-dir", "cache"),
     ("build cooccurrence", build_cooc, "--out", "p.parquet"),
     ("demo", lambda w: ["demo"], "--out", "demo"),
+    ("build chitchat", build_chitchat, "--out", "tasks.jsonl"),
 ]
 """``(command label, base command, option, a name)``: outputs pointed at an existing file
 where a directory is wanted (or the reverse) and under a file; each must be refused."""
@@ -450,14 +503,20 @@ def _method_base(name: str) -> Command:
 
 
 def bad_values(info: Any) -> list[str]:
-    """Values no option of this type and bounds can take."""
+    """Values no option of this type and bounds can take (an optional option, ``X | None``,
+    as ``X``; an exclusive bound itself too)."""
     lo = hi = None
+    edges: list[str] = []
     for meta in info.metadata:
         for bound in ("ge", "gt"):
             lo = getattr(meta, bound, None) if getattr(meta, bound, None) is not None else lo
         for bound in ("le", "lt"):
             hi = getattr(meta, bound, None) if getattr(meta, bound, None) is not None else hi
+        edges += [str(getattr(meta, b)) for b in ("gt", "lt") if getattr(meta, b, None) is not None]
     ann = info.annotation
+    if typing.get_origin(ann) in (typing.Union, types.UnionType):
+        rest = [a for a in typing.get_args(ann) if a is not type(None)]
+        ann = rest[0] if len(rest) == 1 else ann
     origin = typing.get_origin(ann)
     values: list[str] = [HUGE]
     if ann in (int, float, bool) or origin is typing.Literal:
@@ -466,6 +525,7 @@ def bad_values(info: Any) -> list[str]:
         values += ["abc", "[1, 2]", "nan"] + (["1.5"] if ann is int else [])
         values += [str(lo - 1)] if lo is not None else []
         values += [str(hi + 1)] if hi is not None else []
+        values += edges
     elif ann is bool:
         values += ["maybe", "2"]
     elif origin is typing.Literal:
@@ -477,6 +537,304 @@ def bad_values(info: Any) -> list[str]:
     return values
 
 
+# ---------------------------------------------------------------------------- chitchat
+
+
+def _cc_option(key: str, value: str, *, judged: bool = False) -> Command:
+    """:func:`run_cc` with ``-o key=value`` (and the parrot as judge when ``judged``)."""
+    judge = ["--judge", "builtin:parrot"] if judged else []
+    return lambda w: [*run_cc(w), *judge, "-o", f"{key}={value}"]
+
+
+CHITCHAT_BAD_OPTIONS: dict[str, tuple[str, ...]] = {
+    "per_task": ("-1", "[1]", "{a: 1}"),
+    "flip_threshold": ("-0.1", "1.01", "inf", "-inf"),
+    "judge_modes": ("", "single,bogus", "[]", "{a: 1}", "SINGLE"),
+    "tasks": ("", "next_utterance,bogus", "[]", "next utterance"),
+    "missing": ("", "LOSES"),
+    "judge_attempts": ("",),
+    "judge_max_tokens": ("",),
+    "human_ranks": ("", "~", "123"),
+}
+"""Bad ``-o`` values of chitchat beyond those :func:`bad_values` derives (bounds that are
+exclusive, empty and null values, lists and mappings): each must be refused naming the key."""
+
+CHITCHAT_RANK_FILES = ("/nonexistent.jsonl", "/", str(CHITCHAT_TASKS), str(PROMPTS))
+"""``-o human_ranks=`` values naming no rankings file: refused naming the file."""
+
+CHITCHAT_GOOD_OPTIONS: list[tuple[str, str, bool]] = [
+    ("per_task", "1", False),
+    ("tasks", "continuation", False),
+    ("tasks", "next_utterance,,next_utterance", False),
+    ("flip_threshold", "1", True),
+    ("judge_modes", "single,single", True),
+    ("judge_modes", "pairwise", True),
+    ("missing", "excluded", True),
+    ("judge_attempts", "1", True),
+    ("judge_max_tokens", "8", True),
+]
+"""Edge values chitchat takes (``judged``: with the parrot as judge): they run, exit 0 or 1."""
+
+
+def _rank_rows(*rows: dict[str, int], ids: tuple[str, ...] = (), who: str = "a1") -> str:
+    """JSONL of rankings: ``rows`` are the ranks, on the chitchat items in turn (or ``ids``)."""
+    items = ids or tuple(r["id"] for r in chitchat_items())
+    out = [
+        json.dumps({"id": items[k % len(items)], "annotator": who, "ranks": r})
+        for k, r in enumerate(rows)
+    ]
+    return "\n".join(out) + "\n"
+
+
+PARROT, HUMAN = "builtin:parrot", "human"
+ELIZA = "builtin:eliza"
+GOOD = {HUMAN: 1, PARROT: 2}
+
+RANKINGS: list[tuple[str, str, str, tuple[str, ...], bool]] = [
+    ("a system not in the run", _rank_rows(GOOD, {HUMAN: 1, "gpt-9": 2}), "", (":2",), True),
+    ("a tie", _rank_rows({HUMAN: 1, PARROT: 1}), "", (":1",), True),
+    ("a gap", _rank_rows({HUMAN: 1, PARROT: 3}), "", (":1",), True),
+    ("rank 0", _rank_rows({HUMAN: 0, PARROT: 1}), "", (":1",), True),
+    ("rank true", _rank_rows({HUMAN: True, PARROT: 2}), "", (":1",), True),
+    ("rank 1e30", _rank_rows({HUMAN: 1, PARROT: 10**30}), "", (":1",), True),
+    ("one system", _rank_rows(GOOD, {HUMAN: 1}), "", (":2",), True),
+    ("the same item and annotator twice", _rank_rows(GOOD, GOOD, GOOD, GOOD), "", (":4",), True),
+    (
+        "1,000 systems",
+        _rank_rows({f"s{i}": i + 1 for i in range(1000)}),
+        "",
+        (":1",),
+        True,
+    ),
+    ("ranks as a list", '{"id": "x", "annotator": "a", "ranks": [1, 2]}\n', "", (":1",), True),
+    (
+        "an incomplete ranking of 3 systems",
+        _rank_rows({HUMAN: 1, PARROT: 2, ELIZA: 3}, GOOD),
+        ELIZA,
+        (":2",),
+        True,
+    ),
+    ("2 of 3 systems ranked", _rank_rows(GOOD, GOOD, GOOD), ELIZA, (), False),
+    ("items the run lacks", _rank_rows(GOOD, GOOD, ids=("zz1", "zz2")), "", (), False),
+    ("two annotators", _rank_rows(GOOD, GOOD) + _rank_rows(GOOD, who="a2"), "", (), False),
+]
+"""``(case, rankings JSONL, a third system, what the error names, refused)``: rankings that
+the run's systems (parrot, human and the third) make wrong, or odd but usable."""
+
+WIDE_RANKINGS: list[tuple[str, str, tuple[str, ...]]] = [
+    ("an unknown system column", "id,annotator,human,builtin:parrot,gpt-9\nx,a,1,2,3\n", (":2",)),
+    ("an empty cell", "id,annotator,human,builtin:parrot\nx,a,1,\n", (":2",)),
+    ("a text rank", "id,annotator,human,builtin:parrot\nx,a,first,second\n", (":2",)),
+    ("no system column", "id,annotator\nx,a\n", (":2",)),
+]
+"""``(case, rankings CSV, what the error names)``: CSV rankings (one column per system) that
+must be refused."""
+
+
+def _write(name: str, text: str) -> Callable[[Path], None]:
+    def prepare(w: Path) -> None:
+        (w / name).write_text(text, encoding="utf-8")
+
+    return prepare
+
+
+def _ranked(name: str, third: str = "", judged: bool = False) -> Command:
+    """:func:`run_cc` (plus ``third`` as a system) reading the rankings ``name``."""
+    extra = (["-m", third] if third else []) + (["--judge", "builtin:parrot"] if judged else [])
+    return lambda w: [*run_cc(w), *extra, "-o", f"human_ranks={w / name}"]
+
+
+def _no_item_of_the_task(w: Path) -> list[str]:
+    """:func:`run_cc` on next-utterance items only, asking for next-speaker items."""
+    only = [r for r in chitchat_items() if r["task"] == "next_utterance"]
+    data = w / "next_only.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in only), encoding="utf-8")
+    return [*run_cc(w), "--data", str(data), "-o", "tasks=next_speaker"]
+
+
+def _three_judged(w: Path) -> list[str]:
+    """The references, the parrot and a replay system judged by the parrot (single and
+    pairwise) with human rankings of all three: every block of the summary, Spearman ρ between
+    evaluations and against the humans included."""
+    answers = chitchat_answers(w)
+    system = f"replay:{answers.name}"
+    rows = [{HUMAN: 1, system: 2, PARROT: 3}, {system: 1, HUMAN: 2, PARROT: 3}]
+    (w / "ranks.jsonl").write_text(_rank_rows(*rows, rows[0]), encoding="utf-8")
+    return [
+        *run_cc(w), "-m", system, "--judge", "builtin:parrot",
+        "-o", f"human_ranks={w / 'ranks.jsonl'}",
+    ]  # fmt: skip
+
+
+def _failed_verdicts(w: Path) -> list[str]:
+    """The references and ELIZA (both answer) single-judged by a judge that never gives a
+    rating (``builtin:fixed``), with rankings of the run's items: no item is both judged and
+    ranked."""
+    systems = ["-m", HUMAN, "-m", ELIZA, "--judge", "builtin:fixed", "-o", "judge_modes=single"]
+    data = ["--data", str(chitchat3(w)), *run_flags(w)]
+    return ["run", "chitchat", *systems, *data, "-o", f"human_ranks={w / 'ranks.jsonl'}"]
+
+
+def a_fifo(w: Path) -> None:
+    """A named pipe: opening it to read would wait for a writer for ever."""
+    os.mkfifo(w / "fifo.jsonl")
+
+
+def _labels_one_to_the_extraction(w: Path) -> list[str]:
+    """:func:`run_cc` on items whose first one has labels equal but for case."""
+    items = chitchat_items()
+    items[0]["labels"] = [items[0]["target"], items[0]["target"].lower()]
+    data = w / "case_labels.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in items), encoding="utf-8")
+    return [*run_cc(w), "--data", str(data)]
+
+
+def _out_over_corpus(w: Path) -> list[str]:
+    """``taiwa build chitchat`` writing its tasks over its own corpus (a copy)."""
+    corpus = w / "corpus.jsonl"
+    corpus.write_bytes(CHITCHAT_CORPUS.read_bytes())
+    return ["build", "chitchat", "--corpus", str(corpus), "--out", str(corpus)]
+
+
+def chitchat_cases() -> list[OptionCase]:
+    """chitchat's own cases: bad and edge ``-o`` values, the rankings file checked against the
+    run's systems, and ``taiwa build chitchat`` settings that build nothing."""
+    out: list[OptionCase] = []
+    for key, values in CHITCHAT_BAD_OPTIONS.items():
+        for v in values:
+            out.append(OptionCase(f"run chitchat -o {key}={_label(v)}", _cc_option(key, v), (key,)))
+    for v in CHITCHAT_RANK_FILES:
+        names = ("human_ranks", "/: expected an existing file") if v == "/" else (v,)
+        out.append(
+            OptionCase(
+                f"run chitchat -o human_ranks={_label(v)}", _cc_option("human_ranks", v), names
+            )
+        )
+    for v in (LONG_NAME, LONG_PATH):
+        out.append(
+            OptionCase(
+                f"run chitchat -o human_ranks={_label(v)}",
+                _cc_option("human_ranks", v),
+                ("human_ranks", "File name too long", v[:40]),
+            )
+        )
+    places: list[tuple[str, Command, str, Callable[[Path], None]]] = [
+        ("run chitchat -o human_ranks on a directory", _ranked("dir"), "dir", a_dir),
+        ("run chitchat -o human_ranks on a named pipe", _ranked("fifo.jsonl"), "fifo", a_fifo),
+        (
+            "build chitchat --corpus on a named pipe",
+            lambda w: [*build_chitchat(w), "--corpus", str(w / "fifo.jsonl")],
+            "fifo",
+            a_fifo,
+        ),
+    ]
+    for case, argv, name, prepare in places:
+        out.append(OptionCase(case, argv, (name,), prepare=prepare))
+    out.append(
+        OptionCase(
+            "run chitchat --data with labels equal but for case",
+            _labels_one_to_the_extraction,
+            ("case_labels.jsonl:1",),
+        )
+    )
+    out.append(
+        OptionCase(
+            "run chitchat --judge replay:FILE without the judge's request ids",
+            lambda w: [*run_cc(w), "--judge", f"replay:{chitchat_answers(w)}"],
+            refuse=False,
+            runs=True,
+            may_fail=True,
+        )
+    )
+    for key, v, judged in CHITCHAT_GOOD_OPTIONS:
+        out.append(
+            OptionCase(
+                f"run chitchat -o {key}={_label(v)} (valid)",
+                _cc_option(key, v, judged=judged),
+                refuse=False,
+                may_fail=True,
+                runs=True,
+            )
+        )
+    out.append(
+        OptionCase(
+            "run chitchat -o tasks with no item of that task",
+            _no_item_of_the_task,
+            ("next_only.jsonl",),
+        )
+    )
+    for case, text, third, names, refuse in RANKINGS:
+        out.append(
+            OptionCase(
+                f"run chitchat -o human_ranks with {case}",
+                _ranked("ranks.jsonl", third, judged=not refuse and not third),
+                tuple(f"ranks.jsonl{n}" for n in names),
+                refuse=refuse,
+                may_fail=True,
+                runs=not refuse,
+                prepare=_write("ranks.jsonl", text),
+            )
+        )
+    for case, text, names in WIDE_RANKINGS:
+        out.append(
+            OptionCase(
+                f"run chitchat -o human_ranks CSV with {case}",
+                _ranked("ranks.csv"),
+                tuple(f"ranks.csv{n}" for n in names),
+                prepare=_write("ranks.csv", text),
+            )
+        )
+    out.append(
+        OptionCase(
+            "run chitchat -o human_ranks with every verdict failed",
+            _failed_verdicts,
+            refuse=False,
+            runs=True,
+            may_fail=True,
+            prepare=_write("ranks.jsonl", _rank_rows({HUMAN: 1, ELIZA: 2})),
+        )
+    )
+    out.append(
+        OptionCase(
+            "run chitchat -o human_ranks with 3 judged systems",
+            _three_judged,
+            refuse=False,
+            runs=True,
+            may_fail=True,
+        )
+    )
+    build = [
+        ("--min-turns above --max-turns", ["--min-turns", "4", "--max-turns", "3"], "--min-turns"),
+        ("no item asked for", ["--per-dialogue", "0", "--continuations", "0"], "--per-dialogue"),
+        ("--min-context beyond every chat", ["--min-context", "10000"], "--min-context"),
+    ]
+    for case, args, name in build:
+        out.append(
+            OptionCase(
+                f"build chitchat {case}",
+                lambda w, a=args: [*build_chitchat(w), *a],
+                (name,),
+            )
+        )
+    out.append(
+        OptionCase(
+            "build chitchat --out over its --corpus",
+            _out_over_corpus,
+            refuse=False,
+            runs=True,
+        )
+    )
+    out.append(
+        OptionCase(
+            "build chitchat --min-turns 50 --max-turns 50 (valid)",
+            lambda w: [*build_chitchat(w), "--min-turns", "50", "--max-turns", "50"],
+            refuse=False,
+            runs=True,
+        )
+    )
+    return out
+
+
 def option_cases() -> list[OptionCase]:
     """Every option case, in a fixed order."""
-    return _table_cases() + _output_cases() + SPECIAL + method_option_cases()
+    return _table_cases() + _output_cases() + SPECIAL + method_option_cases() + chitchat_cases()

@@ -2,8 +2,8 @@
 input (records, a YAML document or text lines) for :mod:`fuzz_mutations` to break.
 
 A new loader adds one :class:`~fuzz_mutations.RecordTarget` (or YAML / lines target) here.
-Every command runs offline: ``builtin:parrot`` systems, the ``offline`` annotator, replay
-files, and a cache and run directory inside the variant's own directory.
+Every command runs offline: ``builtin:parrot`` systems (and judge), the ``offline`` annotator,
+replay files, and a cache and run directory inside the variant's own directory.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import Any
 
 from fuzz_mutations import LinesTarget, RecordTarget, YamlTarget
 
+from taiwa.benchmarks.chitchat.corpus import MAX_ID_CHARS
 from taiwa.samples import sample_path
 
 GOLD = sample_path("da_response/gold.jsonl")
@@ -26,6 +27,8 @@ ROUGE_REF = sample_path("rouge/ref.jsonl")
 PROMPTS = sample_path("prompts/tiny.jsonl")
 DIALOGUES = sample_path("cohesion/dialogues.jsonl")
 SCENARIOS = sample_path("da_response/scenarios.txt")
+CHITCHAT_TASKS = sample_path("chitchat/tasks.jsonl")
+CHITCHAT_CORPUS = sample_path("chitchat/corpus.jsonl")
 
 IMPORTANCE = "steps[].importance"
 
@@ -64,6 +67,84 @@ def prompts3(work: Path) -> Path:
 
 def dialogues3(work: Path) -> Path:
     return _write_jsonl(work / "dialogues3.jsonl", _records(DIALOGUES)[:3])
+
+
+def chitchat_items() -> list[dict[str, Any]]:
+    """The first item of each chitchat task type (next utterance, continuation, next speaker)."""
+    out: dict[str, dict[str, Any]] = {}
+    for rec in _records(CHITCHAT_TASKS):
+        out.setdefault(rec["task"], rec)
+    return [json.loads(json.dumps(r)) for r in out.values()]
+
+
+def chitchat3(work: Path) -> Path:
+    """Three chitchat items, one per task type, beside the variant."""
+    return _write_jsonl(work / "chitchat3.jsonl", chitchat_items())
+
+
+def _answer(item: dict[str, Any]) -> str:
+    """A reply that extracts (and differs from the reference): one line for a single-turn
+    item, labelled turns for a continuation."""
+    if item["task"] != "continuation":
+        return "へえ、そうなんですね！もっと聞かせてください"
+    return "\n".join(f"{t['speaker']}: なるほど、いいですね" for t in item["reference"])
+
+
+def chitchat_answers(work: Path) -> Path:
+    """Replies of a ``replay:`` system to :func:`chitchat3`'s items (ids of the valid items)."""
+    rows = [{"id": r["id"], "text": _answer(r)} for r in chitchat_items()]
+    return _write_jsonl(work / "answers.jsonl", rows)
+
+
+CHITCHAT_SYSTEMS = ("builtin:parrot", "human")
+"""The systems of a chitchat run: the parrot (whose replies never extract: missing answers)
+and the references."""
+
+
+def run_chitchat(data: Path, work: Path, *extra: str) -> list[str]:
+    """``taiwa run chitchat`` of :data:`CHITCHAT_SYSTEMS` on ``data``."""
+    systems = [a for s in CHITCHAT_SYSTEMS for a in ("-m", s)]
+    return ["run", "chitchat", *systems, "--data", str(data), *run_flags(work), *extra]
+
+
+def run_chitchat_judged(data: Path, work: Path, *extra: str) -> list[str]:
+    """``taiwa run chitchat`` judged by the parrot (which echoes the judge prompt, whose
+    examples parse as verdicts after a repair round) on the references and a replay system,
+    both of which answer, so that single and pairwise judging run."""
+    answers = chitchat_answers(work)
+    return [
+        "run", "chitchat", "-m", "human", "-m", f"replay:{answers.name}",
+        "--judge", "builtin:parrot", "--data", str(data), *run_flags(work), *extra,
+    ]  # fmt: skip
+
+
+def _rankings() -> list[dict[str, Any]]:
+    """One annotator's rankings of :data:`CHITCHAT_SYSTEMS` on :func:`chitchat3`'s items."""
+    orders = ({"human": 1, "builtin:parrot": 2}, {"builtin:parrot": 1, "human": 2})
+    return [
+        {"id": r["id"], "annotator": "評価者A", "ranks": dict(orders[k % 2])}
+        for k, r in enumerate(chitchat_items())
+    ]
+
+
+def _wide_rankings() -> list[dict[str, Any]]:
+    """:func:`_rankings` with one column per system (the CSV layout)."""
+    return [{"id": r["id"], "annotator": r["annotator"], **r["ranks"]} for r in _rankings()]
+
+
+def _chitchat_dialogues() -> list[dict[str, Any]]:
+    """A 2-speaker and a 3-speaker chat of the bundled corpus."""
+    recs = _records(CHITCHAT_CORPUS)
+    two = next(r for r in recs if r["meta"]["speakers"] == 2)
+    three = next(r for r in recs if r["meta"]["speakers"] == 3)
+    return [json.loads(json.dumps(r)) for r in (two, three)]
+
+
+def human_ranks_run(p: Path, w: Path) -> list[str]:
+    """A single-judged chitchat run reading the human rankings ``p`` (the judge's agreement
+    with them is computed over items)."""
+    judge = ["--judge", "builtin:parrot", "-o", "judge_modes=single"]
+    return run_chitchat(chitchat3(w), w, *judge, "-o", f"human_ranks={p}")
 
 
 def run_flags(work: Path) -> list[str]:
@@ -242,6 +323,60 @@ RECORD_TARGETS: list[RecordTarget] = [
         texts=("w1", "w2"),
         numbers=("llr",),
         formats=("parquet",),
+        may_fail=True,
+    ),
+    RecordTarget(
+        "run chitchat --data",
+        run_chitchat,
+        chitchat_items,
+        texts=(
+            "context[].lines[]",
+            "reference[].lines[]",
+            "labels[]",
+            "target",
+            "context[].speaker",
+            "reference[].speaker",
+            "dialogue",
+            "family",
+        ),
+        lists=("context", "reference", "labels", "context[].lines", "reference[].lines"),
+        numbers=("n_turns", "cut"),
+        may_fail=True,
+    ),
+    RecordTarget(
+        "run chitchat --judge builtin:parrot --data",
+        run_chitchat_judged,
+        chitchat_items,
+        texts=("context[].lines[]", "reference[].lines[]", "labels[]", "target"),
+        lists=("context", "reference"),
+        numbers=("n_turns",),
+        may_fail=True,
+        share=0.2,
+    ),
+    RecordTarget(
+        "build chitchat --corpus",
+        lambda p, w: ["build", "chitchat", "--corpus", str(p), "--out", str(w / "tasks.jsonl")],
+        _chitchat_dialogues,
+        texts=("utterances[].text", "utterances[].speaker"),
+        lists=("utterances",),
+        free=("meta",),
+        id_chars=MAX_ID_CHARS,
+    ),
+    RecordTarget(
+        "run chitchat -o human_ranks=FILE",
+        human_ranks_run,
+        _rankings,
+        texts=("annotator",),
+        numbers=("ranks.human", "ranks.builtin:parrot"),
+        may_fail=True,
+    ),
+    RecordTarget(
+        "run chitchat -o human_ranks=FILE (one column per system)",
+        human_ranks_run,
+        _wide_rankings,
+        texts=("annotator",),
+        numbers=("human", "builtin:parrot"),
+        formats=("csv",),
         may_fail=True,
     ),
 ]

@@ -39,6 +39,9 @@ CATEGORIES = {
     "YAML deep": "yaml/deep",
     "bad option value": "run --concurrency '0'",
     "unwritable output": "score wed --json '/proc/self/taiwa-fuzz/out.json'",
+    "unwritable build output": "build chitchat --out '/proc/self/taiwa-fuzz/out.jsonl'",
+    "human rankings with a tie": "run chitchat -o human_ranks with a tie",
+    "a judged chitchat run": "run chitchat -o judge_modes='pairwise' (valid)",
 }
 """Category → the variant kind it samples (an option case's name for options)."""
 
