@@ -528,8 +528,11 @@ def check_writable(path: str | Path, what: str) -> None:
     user, root included). Missing directories in between are created when writing."""
     p = Path(path)
     expected = f"a writable file path for {what}"
-    if path_kind(p) == "directory":
+    kind = path_kind(p)
+    if kind == "directory":
         raise InputError(shown_path(p), None, None, expected, "a directory")
+    if kind == "other":  # the atomic write would replace a pipe or a device with a file
+        raise InputError(shown_path(p), None, None, expected, "a pipe or device, not a file")
     parent = p.parent
     while path_kind(parent) == "missing" and parent != parent.parent:
         parent = parent.parent

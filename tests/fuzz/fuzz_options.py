@@ -274,16 +274,7 @@ NAMES: dict[str, tuple[str, ...]] = {
 }
 """What the error line may name instead of the option itself (the file, the SPEC ...)."""
 
-XFAIL: dict[tuple[str, str, str], str] = {
-    ("run chitchat", "--judge", ""): (
-        "harness: an empty role SPEC counts as not given (runner._resolve_roles: "
-        "`given.get(name) or role.default`), so --judge '' runs without a judge, exit 0"
-    ),
-    ("run chitchat", "--role", "judge="): (
-        "harness: an empty role SPEC counts as not given (runner._resolve_roles), so "
-        "--role judge= runs without a judge, exit 0"
-    ),
-}
+XFAIL: dict[tuple[str, str, str], str] = {}
 """``(command label, option, value)`` of bad values that code owned elsewhere still fails."""
 
 
@@ -736,11 +727,6 @@ def chitchat_cases() -> list[OptionCase]:
             lambda w: [*build_chitchat(w), "--out", str(w / "fifo.jsonl")],
             ("fifo",),
             prepare=a_fifo,
-            xfail=(
-                "io.check_writable lets a path that is neither a file nor a directory pass, and "
-                "the atomic write then replaces the pipe (or, for root, a device such as "
-                "/dev/null) with a regular file: exit 0"
-            ),
         )
     )
     out.append(

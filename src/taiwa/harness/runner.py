@@ -89,6 +89,9 @@ def _resolve_roles(method: Method[Any], given: Mapping[str, str]) -> dict[str, s
         if name not in declared:
             roles = ", ".join(declared) or "none"
             raise TaiwaError(f"{method.name} has no role {name!r} (its roles: {roles})")
+    blank = next((name for name, spec in given.items() if not spec.strip()), None)
+    if blank is not None:
+        raise TaiwaError(f"--role {blank}= is empty: give a SPEC, or leave the role out")
     out: dict[str, str] = {}
     for name, role in declared.items():
         spec = given.get(name) or role.default
