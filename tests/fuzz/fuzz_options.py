@@ -718,17 +718,15 @@ def chitchat_cases() -> list[OptionCase]:
             "fifo",
             a_fifo,
         ),
+        (
+            "build chitchat --out on a named pipe",
+            lambda w: [*build_chitchat(w), "--out", str(w / "fifo.jsonl")],
+            "fifo",
+            a_fifo,
+        ),
     ]
     for case, argv, name, prepare in places:
         out.append(OptionCase(case, argv, (name,), prepare=prepare))
-    out.append(
-        OptionCase(
-            "build chitchat --out on a named pipe",
-            lambda w: [*build_chitchat(w), "--out", str(w / "fifo.jsonl")],
-            ("fifo",),
-            prepare=a_fifo,
-        )
-    )
     out.append(
         OptionCase(
             "run chitchat --data with labels equal but for case",
