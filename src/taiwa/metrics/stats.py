@@ -167,14 +167,53 @@ def correlation(
         nan = float("nan")
         return Correlation(method, nan, nan, len(a), nan, nan)
     r, p = _coef(method, a, b)
+    if method == "kendall":
 
-    def stat(u: np.ndarray, v: np.ndarray) -> float:
-        if np.all(u == u[0]) or np.all(v == v[0]):
-            return float("nan")
-        return _coef(method, u, v)[0]
+        def stat(u: np.ndarray, v: np.ndarray) -> float:
+            if np.all(u == u[0]) or np.all(v == v[0]):
+                return float("nan")
+            return _coef(method, u, v)[0]
 
-    ci = paired_bootstrap_ci(a, b, stat, n_resamples=1000, seed=seed)
-    return Correlation(method, r, p, len(a), ci.low, ci.high)
+        ci = paired_bootstrap_ci(a, b, stat, n_resamples=CORRELATION_RESAMPLES, seed=seed)
+        return Correlation(method, r, p, len(a), ci.low, ci.high)
+    stats = _resampled_coefficients(method, a, b, seed)
+    finite = stats[np.isfinite(stats)]  # a constant resample has no coefficient
+    if finite.size == 0:
+        return Correlation(method, r, p, len(a), float("nan"), float("nan"))
+    low, high = np.quantile(finite, [0.025, 0.975])
+    return Correlation(method, r, p, len(a), float(low), float(high))
+
+
+CORRELATION_RESAMPLES = 1000
+"""Bootstrap resamples of a correlation's CI."""
+
+
+def _resampled_coefficients(
+    method: Literal["spearman", "pearson"], a: np.ndarray, b: np.ndarray, seed: int
+) -> np.ndarray:
+    """Spearman ρ or Pearson r of every bootstrap resample of the pairs, a block of resamples
+    at a time (the draws :func:`paired_bootstrap_ci` makes, in the same order; Spearman is
+    Pearson on average ranks, as scipy computes it). A constant resample gives NaN."""
+    from scipy.stats import rankdata
+
+    n = len(a)
+    rng = np.random.default_rng(seed)
+    out = np.empty(CORRELATION_RESAMPLES)
+    step = max(1, _BLOCK_DRAW // n)
+    for start in range(0, CORRELATION_RESAMPLES, step):
+        k = min(step, CORRELATION_RESAMPLES - start)
+        idx = rng.integers(0, n, size=(k, n))
+        u, v = a[idx], b[idx]
+        if method == "spearman":
+            u, v = rankdata(u, axis=1), rankdata(v, axis=1)
+        u = u - u.mean(axis=1, keepdims=True)
+        v = v - v.mean(axis=1, keepdims=True)
+        den = np.sqrt((u * u).sum(axis=1) * (v * v).sum(axis=1))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            coef = (u * v).sum(axis=1) / den
+        constant = (np.ptp(a[idx], axis=1) == 0) | (np.ptp(b[idx], axis=1) == 0)
+        out[start : start + k] = np.where(constant, np.nan, np.clip(coef, -1.0, 1.0))
+    return out
 
 
 def majority_vote(

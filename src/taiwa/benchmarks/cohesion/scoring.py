@@ -15,7 +15,6 @@ resamples are those :func:`taiwa.metrics.stats.bootstrap_ci` and
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
@@ -24,7 +23,7 @@ from rich.progress import Progress
 
 from taiwa.benchmarks.cohesion.dataset import AGENT_ROLES, system_of
 from taiwa.metrics.cohesion import CONDITIONS, Link, check_conditions, cohesive_utterances
-from taiwa.metrics.stats import N_RESAMPLES, Estimate, bootstrap_ci
+from taiwa.metrics.stats import N_RESAMPLES, Estimate, bootstrap_ci, correlation
 from taiwa.resources.association import AssociationResource, Word
 from taiwa.schema import Dialogue
 from taiwa.text.content_words import content_many, is_content
@@ -36,9 +35,6 @@ MAX_PAIRS = 5
 _CHUNK = 250_000
 """Draws handled at a time in the bootstraps: blocks that stay in the CPU cache are about a
 third faster than the 4M of :func:`taiwa.metrics.stats.bootstrap_ci` (same draws, same order)."""
-
-CORRELATION_RESAMPLES = 1000
-"""Bootstrap resamples of the correlation CI (as :func:`taiwa.metrics.stats.correlation`)."""
 
 
 def words_of(text: str, analyzer: MorphAnalyzer) -> list[Word]:
@@ -285,32 +281,12 @@ def _shares(codes: np.ndarray, seed: int) -> dict[str, Any]:
 
 
 def pearson(x: Sequence[float], y: Sequence[float], *, seed: int = 0) -> dict[str, Any]:
-    """Pearson r with scipy's p-value and a seeded bootstrap CI over the pairs: the numbers of
-    ``taiwa.metrics.stats.correlation(x, y, "pearson", seed=seed)``, the resampled
-    coefficients computed a block of resamples at a time. Needs at least 3 pairs."""
+    """Pearson r with scipy's p-value and a seeded bootstrap CI over the pairs
+    (:func:`taiwa.metrics.stats.correlation`). Needs at least 3 pairs."""
     if len(x) != len(y) or len(x) < 3:
         raise ValueError(f"a correlation needs at least 3 pairs of equal length, got {len(x)}")
-    a, b = np.asarray(x, float), np.asarray(y, float)
-    n = len(a)
-    nan = float("nan")
-    if np.all(a == a[0]) or np.all(b == b[0]):
-        return {"r": nan, "p": nan, "n": n, "ci_low": nan, "ci_high": nan}
-    from scipy import stats as sps  # imported here: scipy costs ~0.3 s at start-up
-
-    res = sps.pearsonr(a, b)
-    r, p = float(res[0]), float(res[1])
-    rng = np.random.default_rng(seed)
-    stats = np.full(CORRELATION_RESAMPLES, nan)
-    step = max(1, _CHUNK // n)
-    for start in range(0, CORRELATION_RESAMPLES, step):
-        k = min(step, CORRELATION_RESAMPLES - start)
-        idx = rng.integers(0, n, size=(k, n))
-        with warnings.catch_warnings():
-            # a constant resample has no coefficient: NaN, as in stats.correlation
-            warnings.simplefilter("ignore", sps.ConstantInputWarning)
-            stats[start : start + k] = sps.pearsonr(a[idx], b[idx], axis=1).statistic
-    ci = _estimate(r, stats, n)
-    return {"r": r, "p": p, "n": n, "ci_low": ci["ci_low"], "ci_high": ci["ci_high"]}
+    c = correlation(x, y, "pearson", seed=seed)
+    return {"r": c.r, "p": c.p, "n": c.n, "ci_low": c.low, "ci_high": c.high}
 
 
 def _unique(items: Iterable[str]) -> list[str]:
