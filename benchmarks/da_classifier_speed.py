@@ -1,0 +1,74 @@
+"""Throughput of the default DA classifier against the tokeniser's, measured side by side.
+
+    python benchmarks/da_classifier_speed.py [--replies 5000] [--repeats 3]
+
+Builds (context, reply) pairs from the bundled labelled set (seeded: contexts and replies
+drawn independently, half of the replies reversed so most words are not met before), then,
+``--repeats`` times in turn, each workload in one go (this machine is shared and its speed
+drifts, so the two alternate and the best of each is compared; every run's ratio is printed):
+
+1. fugashi alone on every reply: ``fugashi.Tagger().parse(text)`` (the tokeniser's rate, the
+   denominator);
+2. end to end: ``default_classifier().tag_many(contexts, replies)`` (features: char n-grams,
+   context n-grams, overlap features, mean ja-ginza vectors; then the matrix product), with the
+   vectors and MeCab loaded beforehand (their one-off load time is printed apart).
+
+Prints replies/s of each, the ratio end-to-end / tokeniser, and whether end to end reaches the
+issue's target of 1,000 replies/s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+
+import fugashi
+
+from taiwa.annotators.da_classifier import default_classifier, load_examples
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--replies", type=int, default=5000)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+
+    examples, _ = load_examples()
+    rng = random.Random(0)
+    contexts = [rng.choice(examples).context for _ in range(args.replies)]
+    replies = [rng.choice(examples).reply for _ in range(args.replies)]
+    replies = [r[::-1] if k % 2 else r for k, r in enumerate(replies)]
+
+    start = time.perf_counter()
+    classifier = default_classifier()
+    loaded = time.perf_counter() - start
+    start = time.perf_counter()
+    classifier.tag_many(contexts[:5], replies[:5])
+    warm = time.perf_counter() - start
+    print(f"model loaded in {loaded:.2f} s; vectors + MeCab on first use {warm:.2f} s")
+
+    tagger = fugashi.Tagger()
+    best_tok, best_e2e = 0.0, 0.0
+    for run in range(args.repeats):
+        start = time.perf_counter()
+        for r in replies:
+            tagger.parse(r)
+        tok = len(replies) / (time.perf_counter() - start)
+        start = time.perf_counter()
+        classifier.tag_many(contexts, replies)
+        e2e = len(replies) / (time.perf_counter() - start)
+        best_tok, best_e2e = max(best_tok, tok), max(best_e2e, e2e)
+        print(
+            f"run {run + 1}: tokeniser {tok:,.0f} replies/s, classifier {e2e:,.0f} replies/s, "
+            f"ratio {e2e / tok:.3f}"
+        )
+    print(
+        f"best: tokeniser {best_tok:,.0f}/s, classifier {best_e2e:,.0f}/s, "
+        f"ratio {best_e2e / best_tok:.3f}; target 1,000/s "
+        f"{'met' if best_e2e >= 1000 else 'NOT met'}"
+    )
+
+
+if __name__ == "__main__":
+    main()

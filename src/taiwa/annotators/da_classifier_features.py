@@ -1,0 +1,291 @@
+"""Features of a (context, reply) pair for the default dialogue-act classifier.
+
+Blocks of one feature row (see :class:`FeatureSettings` for the sizes):
+
+1. the reply's character 1–3-grams (NFKC, with start/end marks), hashed (CRC-32) into
+   ``2**reply_bits`` columns, TF-IDF weighted (sublinear tf, smoothed idf), L2-normalised;
+2. the context's (previous utterance's) character 1–3-grams in a separate hash space of
+   ``2**context_bits`` columns, weighted and normalised the same way, scaled by
+   ``context_scale``;
+3. the mean ja-ginza word vector of the reply's words (punctuation left out; looked up by
+   normalised form, then lemma, as cohesion does), L2-normalised, scaled by ``vector_scale``;
+   zeros when no word has a vector, or when the settings leave the vectors out;
+4. overlap and shape features (:data:`EXTRA_NAMES`): exact repeat, repeat up to trailing
+   punctuation and lengthening marks, the reply (so trimmed) found inside the context, the
+   share of the reply's characters / bigrams found in the context, the share of the context's
+   bigrams found in the reply, a question mark at the end, length, empty reply. These make an
+   echo (``builtin:parrot``, or a piece of the context + ？) come out as うなずき・おうむ返し.
+
+The hash is CRC-32 of the UTF-8 n-gram (not Python's ``hash``, which changes between
+processes), so the same text gives the same columns everywhere. The idf vectors are fitted
+on the training texts and shipped with the model.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import zlib
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from taiwa.text.normalize import nfkc
+
+EXTRA_NAMES = (
+    "exact_repeat",
+    "trimmed_repeat",
+    "reply_inside_context",
+    "reply_chars_in_context",
+    "reply_bigrams_in_context",
+    "context_bigrams_in_reply",
+    "ends_with_question",
+    "log_length",
+    "empty_reply",
+)
+
+_TRAIL = re.compile(r"[\s。、．，.,!！?？…‥～〜ー~wｗ笑)）」』♪☆★]+$")
+_START, _END = "\x02", "\x03"
+
+
+@dataclass(frozen=True)
+class FeatureSettings:
+    """Sizes and scales of the feature blocks (recorded in the model's JSON sidecar)."""
+
+    reply_bits: int = 16
+    context_bits: int = 14
+    ngram_max: int = 3
+    min_df: int = 2
+    context_scale: float = 0.5
+    vector_dim: int = 300
+    vector_scale: float = 1.0
+    use_vectors: bool = True
+    use_context: bool = True
+    use_extras: bool = True
+
+    @property
+    def n_reply(self) -> int:
+        return 1 << self.reply_bits
+
+    @property
+    def n_context(self) -> int:
+        return 1 << self.context_bits
+
+    @property
+    def n_features(self) -> int:
+        return self.n_reply + self.n_context + self.vector_dim + len(EXTRA_NAMES)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def char_ngrams(text: str, ngram_max: int = 3) -> list[str]:
+    """Character 1..``ngram_max``-grams of the NFKC text, with start/end marks on the longer
+    ones (a one-character text still gets its marked bigrams)."""
+    s = nfkc(text).strip()
+    marked = _START + s + _END
+    grams = list(s)
+    for n in range(2, ngram_max + 1):
+        grams += [marked[i : i + n] for i in range(len(marked) - n + 1)]
+    return grams
+
+
+def hashed_counts(text: str, bits: int, ngram_max: int) -> dict[int, int]:
+    """Column → count of the text's hashed character n-grams."""
+    mask = (1 << bits) - 1
+    out: dict[int, int] = {}
+    crc = zlib.crc32
+    for g in char_ngrams(text, ngram_max):
+        col = crc(g.encode("utf-8")) & mask
+        out[col] = out.get(col, 0) + 1
+    return out
+
+
+def fit_idf(docs: Sequence[dict[int, int]], size: int, min_df: int = 1) -> np.ndarray:
+    """Smoothed idf ``log((1 + n) / (1 + df)) + 1`` per column (float64); 0 for columns in
+    fewer than ``min_df`` documents (those n-grams, and any never seen, are left out)."""
+    df = np.zeros(size, dtype=np.float64)
+    for d in docs:
+        df[list(d)] += 1.0
+    idf = np.log((1.0 + len(docs)) / (1.0 + df)) + 1.0
+    idf[df < max(min_df, 1)] = 0.0
+    return idf
+
+
+def _trim(text: str) -> str:
+    return _TRAIL.sub("", text)
+
+
+def _bigrams(text: str) -> set[str]:
+    return {text[i : i + 2] for i in range(len(text) - 1)}
+
+
+def extra_features(context: str, reply: str) -> list[float]:
+    """The values of :data:`EXTRA_NAMES` for one pair."""
+    c, r = nfkc(context).strip(), nfkc(reply).strip()
+    tc, tr = _trim(c), _trim(r)
+    chars_r = set(r) - {" "}
+    big_r, big_c = _bigrams(r), _bigrams(c)
+    return [
+        float(bool(r) and r == c),
+        float(bool(tr) and tr == tc),
+        float(bool(tr) and tr in c),
+        len(chars_r & set(c)) / len(chars_r) if chars_r else 0.0,
+        len(big_r & big_c) / len(big_r) if big_r else 0.0,
+        len(big_c & big_r) / len(big_c) if big_c else 0.0,
+        float(r.endswith(("?", "？"))),
+        math.log1p(len(r)) / 5.0,
+        float(not tr),
+    ]
+
+
+class _RowOf:
+    """Token → its ja-ginza vector row (or ``None``); one instance, so the tokenizer's
+    per-function result cache is reused across calls."""
+
+    def __init__(self) -> None:
+        from taiwa.resources.vectors import GinzaVectors
+
+        self.vectors = GinzaVectors()
+
+    def __call__(self, token: Any) -> int | None:
+        from taiwa.resources.association import Word
+
+        row = self.vectors.row(Word(token.lemma, token.norm))
+        return row if row >= 0 else None
+
+
+@cache
+def _row_of() -> _RowOf:
+    return _RowOf()
+
+
+_WORD_POS = frozenset(
+    {
+        "名詞",
+        "代名詞",
+        "動詞",
+        "形容詞",
+        "形状詞",
+        "副詞",
+        "連体詞",
+        "接続詞",
+        "感動詞",
+        "助詞",
+        "助動詞",
+        "接頭辞",
+        "接尾辞",
+    }
+)
+"""UniDic first parts of speech whose words count for the mean vector (not punctuation)."""
+
+
+def mean_vectors(texts: Sequence[str]) -> np.ndarray:
+    """``len(texts) × 300`` float64: each text's mean ja-ginza word vector, L2-normalised
+    (zeros when none of its words has a vector)."""
+    from taiwa.text.tokenizer import default_tokenizer
+
+    row_of = _row_of()
+    unit = row_of.vectors.unit_vectors
+    rows = default_tokenizer().map_many(texts, _WORD_POS, row_of)
+    out = np.zeros((len(texts), unit.shape[1]), dtype=np.float64)
+    for i, r in enumerate(rows):
+        if r:
+            v = unit[r].astype(np.float64).sum(axis=0)
+            norm = float(np.sqrt(v @ v))
+            if norm > 0:
+                out[i] = v / norm
+    return out
+
+
+class Featurizer:
+    """Turns (context, reply) pairs into a CSR matrix with the fitted idf vectors."""
+
+    def __init__(
+        self, settings: FeatureSettings, idf_reply: np.ndarray, idf_context: np.ndarray
+    ) -> None:
+        self.settings = settings
+        self.idf_reply = np.asarray(idf_reply, dtype=np.float64)
+        self.idf_context = np.asarray(idf_context, dtype=np.float64)
+        self._idf_reply = self.idf_reply.tolist()  # list look-ups: faster per n-gram
+        self._idf_context = self.idf_context.tolist()
+
+    @classmethod
+    def fit(
+        cls, settings: FeatureSettings, contexts: Sequence[str], replies: Sequence[str]
+    ) -> Featurizer:
+        s = settings
+        idf_r = fit_idf(
+            [hashed_counts(t, s.reply_bits, s.ngram_max) for t in replies], s.n_reply, s.min_df
+        )
+        idf_c = fit_idf(
+            [hashed_counts(t, s.context_bits, s.ngram_max) for t in contexts],
+            s.n_context,
+            s.min_df,
+        )
+        return cls(settings, idf_r, idf_c)
+
+    def transform(self, contexts: Sequence[str], replies: Sequence[str]) -> Any:
+        """The CSR feature matrix (float64) of the pairs."""
+        import scipy.sparse as sp
+
+        s = self.settings
+        if len(contexts) != len(replies):
+            raise ValueError("contexts and replies differ in length")
+        n = len(replies)
+        indptr = [0]
+        indices: list[int] = []
+        data: list[float] = []
+        off_c = s.n_reply
+        off_x = s.n_reply + s.n_context + s.vector_dim
+        idf_r, idf_c = self._idf_reply, self._idf_context
+        for ctx, rep in zip(contexts, replies, strict=True):
+            _add_tfidf(indices, data, hashed_counts(rep, s.reply_bits, s.ngram_max), idf_r, 0, 1.0)
+            if s.use_context:
+                counts = hashed_counts(ctx, s.context_bits, s.ngram_max)
+                _add_tfidf(indices, data, counts, idf_c, off_c, s.context_scale)
+            if s.use_extras:
+                for j, v in enumerate(extra_features(ctx, rep)):
+                    if v:
+                        indices.append(off_x + j)
+                        data.append(v)
+            indptr.append(len(indices))
+        x = sp.csr_matrix(
+            (np.array(data, dtype=np.float64), np.array(indices, dtype=np.int64), indptr),
+            shape=(n, s.n_features),
+        )
+        if s.use_vectors and n:
+            dense = mean_vectors(replies) * s.vector_scale
+            off_v = s.n_reply + s.n_context
+            cols = np.arange(off_v, off_v + s.vector_dim)
+            vec = sp.csr_matrix(
+                (
+                    dense.ravel(),
+                    np.tile(cols, n),
+                    np.arange(0, (n + 1) * s.vector_dim, s.vector_dim),
+                ),
+                shape=(n, s.n_features),
+            )
+            x = (x + vec).tocsr()
+        return x
+
+
+def _add_tfidf(
+    indices: list[int],
+    data: list[float],
+    counts: dict[int, int],
+    idf: list[float],
+    offset: int,
+    scale: float,
+) -> None:
+    cols = sorted(c for c in counts if idf[c])
+    if not cols:
+        return
+    vals = [(1.0 + math.log(counts[c])) * idf[c] for c in cols]
+    norm = math.sqrt(sum(v * v for v in vals))
+    k = scale / norm
+    indices.extend(offset + c for c in cols)
+    data.extend(v * k for v in vals)
