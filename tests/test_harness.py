@@ -189,6 +189,11 @@ def test_roles_and_systems_are_validated_before_any_call(tmp_path: Path) -> None
             {"models": ["demo"], "roles": {"judge": "demo"}, "options": {"attempts": "0"}},
             "option 'attempts' of pairwise-toy",
         ),
+        (  # pydantic alone would read true as 1
+            {"models": ["demo"], "roles": {"judge": "demo"}, "options": {"attempts": "true"}},
+            "option 'attempts' of pairwise-toy: takes no true/false (got true)",
+        ),
+        ({"models": ["demo"], "roles": {"judge": " "}}, "--role judge= is empty"),
     ]
     for over, message in cases:
         with pytest.raises(TaiwaError, match=message.replace("(", r"\(").replace(")", r"\)")):

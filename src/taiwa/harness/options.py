@@ -3,7 +3,7 @@ pydantic model, with one-line errors and a listing for ``taiwa list`` / ``taiwa 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 from pydantic import BaseModel, ValidationError
 
@@ -43,14 +43,27 @@ def parse_options(method: str, model: type[BaseModel], given: dict[str, Any]) ->
                 f"option {key!r} of {method}: at most {MAX_TEXT_CHARS:,} characters "
                 f"(got {len(value):,})"
             )
+    values = {k: _scalar(v) for k, v in given.items()}
+    for key, value in values.items():
+        if isinstance(value, bool) and not _takes(fields[key].annotation, bool):
+            got = str(value).lower()
+            raise TaiwaError(f"option {shown(key)} of {method}: takes no true/false (got {got})")
     try:
-        return model.model_validate({k: _scalar(v) for k, v in given.items()})
+        return model.model_validate(values)
     except ValidationError as exc:
         err = exc.errors(include_url=False)[0]
         key = ".".join(str(p) for p in err["loc"]) or "options"
         msg = str(err["msg"]).removeprefix("Value error, ")
         got = shown(err.get("input"))
         raise TaiwaError(f"option {shown(key)} of {method}: {msg} (got {got})") from None
+
+
+def _takes(annotation: Any, kind: type) -> bool:
+    """Whether a field annotation admits ``kind`` itself (pydantic would turn ``true`` into 1
+    for an ``int`` field: a yes/no given where a number is meant is refused instead)."""
+    if annotation is kind or annotation is Any:
+        return True
+    return any(_takes(arg, kind) for arg in get_args(annotation))
 
 
 def describe_options(model: type[BaseModel]) -> list[tuple[str, str, str]]:
