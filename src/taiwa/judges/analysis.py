@@ -256,6 +256,10 @@ def agreement_with_humans(
     :func:`spearman_vs_human_ranks`) and its p-value over the systems; the 95 % CI resamples
     the items (seeded) and recomputes the means and ρ."""
     items = sorted(set(scores) & set(human_ranks))
+    if not items:  # nothing both judged and ranked (no item axis for the arrays below)
+        nan = float("nan")
+        none = {"n_items": 0, "n_systems": 0, "systems": {}}
+        return {"rho": nan, "p": nan, "ci_low": nan, "ci_high": nan, **none}
     systems = sorted(
         {s for i in items for s in scores[i]} & {s for i in items for s in human_ranks[i]}
     )

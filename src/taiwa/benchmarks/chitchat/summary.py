@@ -134,7 +134,7 @@ def human_block(
     items (ρ with a CI resampling the items)."""
     from taiwa.benchmarks.chitchat.analysis import rank_correlation
     from taiwa.benchmarks.chitchat.human_ranks import mean_ranks
-    from taiwa.judges.analysis import item_ratings, item_win_shares
+    from taiwa.judges.analysis import agreement_with_humans, item_ratings, item_win_shares
 
     used = [r for r in rankings_ if r.id in tasks]
     table = mean_ranks(used, seed=seed)
@@ -162,22 +162,7 @@ def human_block(
         )
     if any("pairwise" in b for b in per_system.values()):
         judged["pairwise"] = item_win_shares(results.rows("pairwise_judge"))
-    out["judge_vs_human_items"] = {k: _agreement(v, item_ranks, seed) for k, v in judged.items()}
+    out["judge_vs_human_items"] = {
+        k: agreement_with_humans(v, item_ranks, seed=seed) for k, v in judged.items()
+    }
     return out
-
-
-def _agreement(
-    scores: Mapping[str, Mapping[str, float]],
-    item_ranks: Mapping[str, Mapping[str, float]],
-    seed: int,
-) -> dict[str, Any]:
-    """The judge's agreement with the humans over the items both rated; none when no item is
-    (rankings only for items of another run, every verdict on the ranked items failed), which
-    ``agreement_with_humans`` cannot take (its arrays have no item axis then)."""
-    from taiwa.judges.analysis import agreement_with_humans
-
-    if not set(scores) & set(item_ranks):
-        nan = float("nan")
-        none = {"n_items": 0, "n_systems": 0, "systems": {}}
-        return {"rho": nan, "p": nan, "ci_low": nan, "ci_high": nan, **none}
-    return agreement_with_humans(scores, item_ranks, seed=seed)
