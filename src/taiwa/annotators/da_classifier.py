@@ -21,8 +21,9 @@ Recipe (:func:`train`), seeded and deterministic, on the bundled labelled set
 The model ships as package data without pickle: ``data/models/da_chitchat11.npz`` (weight rows
 that are not zero, biases, idf vectors; read with ``allow_pickle=False``) and a JSON sidecar
 (taxonomy, acts, feature settings, training-data SHA-256, L2 strength, held-out metrics,
-version). Rebuild it with ``python -m taiwa.annotators.da_classifier --train``; print the
-held-out table with ``python -m taiwa.annotators.da_classifier --evaluate``.
+version). Rebuild it with ``python -m taiwa.annotators.da_classifier --train`` (1–2 minutes:
+the L2 search is most of it); ``--check`` retrains in memory and compares with the shipped files;
+``--evaluate`` prints the held-out table.
 
 Heavy imports (numpy, scipy, fugashi, the vectors) happen inside functions: importing this
 module costs nothing at ``import taiwa.cli`` time.
@@ -45,7 +46,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from taiwa.annotators.da_classifier_features import FeatureSettings, Featurizer
-    from taiwa.annotators.da_classifier_train import Softmax
+    from taiwa.annotators.da_classifier_train import Softmax, SoftmaxObjective
 
 VERSION = 1
 """Format and recipe version of the shipped model (bump when either changes)."""
@@ -202,6 +203,7 @@ def fit(
         copy_counts,
         cross_entropy,
         fit_softmax,
+        minimize_objective,
         stratified_split,
         upsample,
     )
@@ -225,13 +227,29 @@ def fit(
         l2 = min(l2_grid, key=lambda v: scores[repr(v)])
         info["validation_cross_entropy"] = scores
         info["n_train"], info["n_validation"] = len(train), len(val)
+    feat, objective = final_problem(examples, acts, settings, l2)
+    model, report = minimize_objective(objective)
+    upsampled = round(objective.total_weight)
+    info.update(l2=l2, n_fit=len(examples), n_fit_upsampled=upsampled, optimizer=report)
+    return DAClassifier(tuple(acts), feat, model), info
+
+
+def final_problem(
+    examples: Sequence[Example], acts: Sequence[str], settings: FeatureSettings, l2: float
+) -> tuple[Featurizer, SoftmaxObjective]:
+    """The featurizer fitted on ``examples`` and the objective the shipped weights minimise
+    (``examples`` upsampled, as copy counts, at strength ``l2``)."""
+    import numpy as np
+
+    from taiwa.annotators.da_classifier_features import Featurizer
+    from taiwa.annotators.da_classifier_train import SoftmaxObjective, copy_counts, upsample
+
+    index = {a: k for k, a in enumerate(acts)}
     feat = Featurizer.fit(settings, [e.context for e in examples], [e.reply for e in examples])
     counts = copy_counts(len(examples), upsample([e.act for e in examples], SEED + 3))
     x = feat.transform([e.context for e in examples], [e.reply for e in examples])
     y = np.array([index[e.act] for e in examples])
-    model, report = fit_softmax(x, y, len(acts), l2, counts)
-    info.update(l2=l2, n_fit=len(examples), n_fit_upsampled=int(counts.sum()), optimizer=report)
-    return DAClassifier(tuple(acts), feat, model), info
+    return feat, SoftmaxObjective(x, y, len(acts), l2, counts)
 
 
 def taxonomy_acts() -> list[str]:
@@ -328,17 +346,55 @@ def format_report(metrics: dict[str, Any], acts: Sequence[str]) -> str:
     return "\n".join(lines)
 
 
+def differences(fresh: DAClassifier, shipped: DAClassifier) -> list[str]:
+    """How a freshly trained model differs from the shipped one (empty: it reproduces it, the
+    weights to float32 precision)."""
+    import numpy as np
+
+    out: list[str] = []
+    if fresh.acts != shipped.acts:
+        out.append("acts differ")
+    if fresh.featurizer.settings != shipped.featurizer.settings:
+        out.append("feature settings differ")
+    for name in ("idf_reply", "idf_context"):
+        a = getattr(fresh.featurizer, name).astype(np.float32)
+        if not np.array_equal(a, getattr(shipped.featurizer, name)):
+            out.append(f"{name} differs")
+    for name, a, b in (
+        ("weights", fresh.model.weights, shipped.model.weights),
+        ("bias", fresh.model.bias, shipped.model.bias),
+    ):
+        if a.shape != b.shape or not np.allclose(a, b, rtol=1e-4, atol=1e-5):
+            out.append(f"{name} differ")
+    for key in ("held_out_metrics", "training_data", "split"):
+        if json.loads(json.dumps(fresh.meta.get(key))) != shipped.meta.get(key):
+            out.append(f"{key} differs")
+    if fresh.meta.get("training", {}).get("l2") != shipped.meta.get("training", {}).get("l2"):
+        out.append("the L2 strength picked differs")
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m taiwa.annotators.da_classifier")
     group = parser.add_mutually_exclusive_group(required=True)
     group.add_argument("--train", action="store_true", help="rebuild the shipped model files")
     group.add_argument("--evaluate", action="store_true", help="print the shipped metrics")
+    group.add_argument(
+        "--check", action="store_true", help="retrain in memory and compare with the shipped model"
+    )
     parser.add_argument("--out", type=Path, default=None, help="directory (default: package)")
     args = parser.parse_args(argv)
     if args.train:
         out = args.out or shipped_paths()[0].parent
         classifier, metrics = train(out)
         print(f"wrote {out / MODEL_NAME}.npz and .json")
+    elif args.check:
+        shipped = DAClassifier.load()
+        classifier, metrics = train()
+        diff = differences(classifier, shipped)
+        print("reproduces the shipped model" if not diff else "differs: " + "; ".join(diff))
+        if diff:
+            return 1
     else:
         classifier = DAClassifier.load(None if args.out is None else args.out / f"{MODEL_NAME}.npz")
         metrics = classifier.meta["held_out_metrics"]

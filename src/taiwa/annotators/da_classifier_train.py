@@ -74,6 +74,65 @@ def copy_counts(n: int, indices: Sequence[int]) -> np.ndarray:
     return np.bincount(np.asarray(indices, dtype=np.int64), minlength=n).astype(np.float64)
 
 
+class SoftmaxObjective:
+    """Weighted mean softmax cross-entropy + ``l2 / 2 * ||W||²`` of a design matrix, over the
+    columns some row uses (the others have gradient 0 and stay exactly 0). ``weights`` are
+    per-row counts (an upsampled set without duplicated rows: the same objective as repeating
+    each row that many times)."""
+
+    def __init__(
+        self,
+        x: Any,
+        y: np.ndarray,
+        n_classes: int,
+        l2: float,
+        weights: np.ndarray | None = None,
+    ) -> None:
+        x = x.tocsc()
+        self.n_features = x.shape[1]
+        self.used = np.flatnonzero(np.diff(x.indptr))
+        self.x = x[:, self.used].tocsr()
+        self.xt = self.x.T.tocsr()
+        n = self.x.shape[0]
+        self.k = n_classes
+        self.l2 = l2
+        self.onehot = np.zeros((n, n_classes))
+        self.onehot[np.arange(n), y] = 1.0
+        share = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
+        self.total_weight = float(share.sum())
+        self.share = (share / share.sum())[:, None]
+
+    @property
+    def size(self) -> int:
+        return len(self.used) * self.k + self.k
+
+    def __call__(self, theta: np.ndarray) -> tuple[float, np.ndarray]:
+        d, k = len(self.used), self.k
+        w = theta[: d * k].reshape(d, k)
+        b = theta[d * k :]
+        z = np.asarray(self.x @ w) + b
+        z -= z.max(axis=1, keepdims=True)
+        lse = np.log(np.exp(z).sum(axis=1))
+        logp = z - lse[:, None]
+        loss = -float((self.share * self.onehot * logp).sum()) + 0.5 * self.l2 * float(
+            (w * w).sum()
+        )
+        diff = (np.exp(logp) - self.onehot) * self.share
+        grad_w = np.asarray(self.xt @ diff) + self.l2 * w
+        return loss, np.concatenate([grad_w.ravel(), diff.sum(axis=0)])
+
+    def theta(self, model: Softmax) -> np.ndarray:
+        """A model's parameters in this objective's layout (weights of unused columns must
+        be 0 for the objective to be the model's)."""
+        return np.concatenate([model.weights[self.used].ravel(), model.bias])
+
+    def model(self, theta: np.ndarray) -> Softmax:
+        d, k = len(self.used), self.k
+        weights = np.zeros((self.n_features, k))
+        weights[self.used] = theta[: d * k].reshape(d, k)
+        return Softmax(weights, theta[d * k :].copy())
+
+
 def fit_softmax(
     x: Any,
     y: np.ndarray,
@@ -82,48 +141,26 @@ def fit_softmax(
     weights: np.ndarray | None = None,
     max_iter: int = 2000,
 ) -> tuple[Softmax, dict[str, Any]]:
-    """Minimise the weighted mean softmax cross-entropy + ``l2 / 2 * ||W||²`` with L-BFGS-B
-    from zeros. ``weights`` are per-row counts (an upsampled set without duplicated rows:
-    the same objective as repeating each row that many times).
+    """Minimise :class:`SoftmaxObjective` with L-BFGS-B from zeros (deterministic: sparse
+    products and element-wise numpy only). Returns the model and the optimiser's report."""
+    return minimize_objective(SoftmaxObjective(x, y, n_classes, l2, weights), max_iter)
 
-    Only the columns some training row uses are optimised (the others stay exactly 0, as
-    their gradient is 0). Returns the model and the optimiser's report."""
+
+def minimize_objective(
+    objective: SoftmaxObjective, max_iter: int = 2000
+) -> tuple[Softmax, dict[str, Any]]:
+    """:func:`fit_softmax` of a built objective."""
     from scipy.optimize import minimize
-
-    x = x.tocsc()
-    used = np.flatnonzero(np.diff(x.indptr))
-    xu = x[:, used].tocsr()
-    xt = xu.T.tocsr()
-    n, d = xu.shape
-    k = n_classes
-    onehot = np.zeros((n, k))
-    onehot[np.arange(n), y] = 1.0
-    share = (np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64))[:, None]
-    share = share / share.sum()
-
-    def objective(theta: np.ndarray) -> tuple[float, np.ndarray]:
-        w = theta[: d * k].reshape(d, k)
-        b = theta[d * k :]
-        z = np.asarray(xu @ w) + b
-        z -= z.max(axis=1, keepdims=True)
-        lse = np.log(np.exp(z).sum(axis=1))
-        logp = z - lse[:, None]
-        loss = -float((share * onehot * logp).sum()) + 0.5 * l2 * float((w * w).sum())
-        diff = (np.exp(logp) - onehot) * share
-        grad_w = np.asarray(xt @ diff) + l2 * w
-        return loss, np.concatenate([grad_w.ravel(), diff.sum(axis=0)])
 
     res = minimize(
         objective,
-        np.zeros(d * k + k),
+        np.zeros(objective.size),
         jac=True,
         method="L-BFGS-B",
         options={"maxiter": max_iter, "gtol": 1e-7, "ftol": 1e-12},
     )
-    weights = np.zeros((x.shape[1], k))
-    weights[used] = res.x[: d * k].reshape(d, k)
     report = {"iterations": int(res.nit), "converged": bool(res.success), "loss": float(res.fun)}
-    return Softmax(weights, res.x[d * k :].copy()), report
+    return objective.model(res.x), report
 
 
 def cross_entropy(proba: np.ndarray, y: np.ndarray) -> float:
