@@ -215,3 +215,34 @@ def test_cli_evaluate_prints_the_table(capsys: pytest.CaptureFixture[str]) -> No
     assert dac.main(["--evaluate"]) == 0
     out = capsys.readouterr().out
     assert "macro-F1 default" in out and "majority class" in out and ECHO in out
+
+
+def test_taiwa_da_evaluate_prints_the_recorded_figures() -> None:
+    from cli import taiwa
+
+    proc = taiwa("da", "evaluate")
+    assert proc.returncode == 0, proc.stderr
+    meta = dac.DAClassifier.load().meta["held_out_metrics"]
+    for key in ("default", "char_ngram", "majority"):
+        assert f"{meta[key]['macro_f1']:.3f}" in proc.stdout
+    assert "うなずき・おうむ返し" in proc.stdout and "(n=245)" in proc.stdout
+
+
+def test_taiwa_da_check_exits_1_when_the_rebuild_differs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``taiwa da check`` compares a retrained model with the shipped one (the retraining
+    itself, ~100 s, is replaced here: the shipped model, then one with a changed bias)."""
+    import numpy as np
+    from typer.testing import CliRunner
+
+    from taiwa.cli import app
+
+    shipped = dac.DAClassifier.load()
+    monkeypatch.setattr(dac, "train", lambda: (dac.DAClassifier.load(), {}))
+    same = CliRunner().invoke(app, ["da", "check"])
+    assert same.exit_code == 0 and "reproduces the shipped model" in same.output
+    changed = dac.DAClassifier.load()
+    changed.model.bias = np.asarray(changed.model.bias) + 1.0
+    monkeypatch.setattr(dac, "train", lambda: (changed, {}))
+    differs = CliRunner().invoke(app, ["da", "check"])
+    assert differs.exit_code == 1 and "bias differ" in differs.output
+    assert shipped.acts == changed.acts

@@ -12,6 +12,7 @@ from rich.table import Table
 
 from taiwa import __version__
 from taiwa.cli_build import build_app
+from taiwa.cli_da import da_app
 from taiwa.cli_run import register as register_run
 from taiwa.errors import TaiwaError
 
@@ -33,6 +34,7 @@ score_app = typer.Typer(
 )
 app.add_typer(score_app, name="score")
 app.add_typer(build_app, name="build")
+app.add_typer(da_app, name="da")
 register_run(app, console)
 
 JsonOut = Annotated[

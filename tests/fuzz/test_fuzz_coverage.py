@@ -21,6 +21,7 @@ FLAGS = {
     "--no-cache",
     "--keep-negative",
     "--overwrite",
+    "--fresh",
     "--debug",
     "--version",
     "--install-completion",
