@@ -540,8 +540,7 @@ def check_writable(path: str | Path, what: str) -> None:
         got = f"{shown_path(parent)} is not a directory"
         raise InputError(shown_path(p), None, None, expected, got)
     try:
-        with tempfile.TemporaryFile(dir=parent):
-            pass
+        tempfile.TemporaryFile(dir=parent).close()  # a file can be created there
     except OSError as exc:
         raise InputError(shown_path(p), None, None, expected, exc.strerror or str(exc)) from None
 

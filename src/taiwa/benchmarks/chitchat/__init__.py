@@ -125,9 +125,8 @@ class ChitchatMethod:
         from taiwa.judges.stages import PairwiseJudge, SingleJudge, judge_params
 
         o: ChitchatOptions = setup.options
-        if o.human_ranks is not None:  # checked before any model call
-            for _ in iter_rankings(o.human_ranks, within=setup.systems):
-                pass
+        if o.human_ranks is not None:  # read and checked before any model call
+            list(iter_rankings(o.human_ranks, within=setup.systems))
         stages: list[Stage[Any]] = [
             GenerateStage(chat_messages, setup.params),
             LocalStage("extract", score_generated, output="scores.jsonl"),
