@@ -18,7 +18,7 @@ from taiwa.benchmarks.da_distribution.votes import (
     load_votes,
 )
 from taiwa.io import InputError
-from taiwa.metrics.da_distribution import dae, dami
+from taiwa.metrics.da_distribution import act_codes, batch_counts, dae, dami, entropy_rows
 from taiwa.taxonomies import load_taxonomy
 
 ACTS = load_taxonomy("chitchat11").names
@@ -238,12 +238,13 @@ def test_consistency_matches_plain_python_reference(
 
 def test_batch_scores_equal_the_metrics() -> None:
     a, _, prev = _systems(300, seed=5)
-    codes, k = cons._codes([a, prev])
+    codes, vocab = act_codes([a, prev])
+    k = len(vocab)
     rng = np.random.default_rng(0)
     for b in (1, 7, 150, 300):
         idx = np.argpartition(rng.random((4, 300)), b - 1, axis=1)[:, :b]
-        ent = cons._entropy(cons._counts(codes[0], idx, k), b)
-        mi = cons._mutual_information(codes[1], codes[0], idx, k, b)
+        ent = entropy_rows(batch_counts(codes[0], idx, k))
+        mi = cons._mutual_information(codes[1], codes[0], idx, k)
         for row in range(4):
             assert ent[row] == pytest.approx(dae(a[i] for i in idx[row]), abs=1e-12)
             want = dami((prev[i], a[i]) for i in idx[row])

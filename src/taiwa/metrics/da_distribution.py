@@ -105,3 +105,63 @@ def transition_lift(
         lift = cond / prior[None, :]
     lift[:, prior == 0] = np.nan
     return TransitionLift(names, lift, counts)
+
+
+# ------------------------------------------------------------------ vectorised (many batches)
+
+
+def act_codes(
+    columns: Sequence[Sequence[Hashable]], labels: Sequence[Hashable] = ()
+) -> tuple[list[np.ndarray], tuple[Hashable, ...]]:
+    """Integer codes of acts over one shared vocabulary (``labels`` first, in their order, then
+    any other act in order of appearance) and that vocabulary."""
+    vocab: dict[Hashable, int] = {a: k for k, a in enumerate(labels)}
+    out = [
+        np.array([vocab.setdefault(a, len(vocab)) for a in col], dtype=np.int64) for col in columns
+    ]
+    return out, tuple(vocab)
+
+
+def batch_counts(codes: np.ndarray, idx: np.ndarray, k: int) -> np.ndarray:
+    """Code counts per batch: ``(rows, k)`` from batch indices ``(rows, b)`` into ``codes``."""
+    rows = idx.shape[0]
+    offset = (np.arange(rows, dtype=np.int64) * k)[:, None]
+    return np.bincount((codes[idx] + offset).ravel(), minlength=rows * k).reshape(rows, k)
+
+
+def entropy_rows(counts: np.ndarray) -> np.ndarray:
+    """Entropy in bits of each row of counts (``log2 N − Σ c log2 c / N``; an empty row: 0)."""
+    c = counts.astype(np.float64)
+    total = c.sum(axis=1)
+    safe = np.maximum(total, 1.0)
+    h = np.log2(safe) - (c * np.log2(np.maximum(c, 1.0))).sum(axis=1) / safe
+    return np.asarray(np.where(total > 0, np.maximum(h, 0.0), 0.0), dtype=np.float64)
+
+
+def mutual_information_rows(joint: np.ndarray) -> np.ndarray:
+    """``I(prev; reply) = H(prev) + H(reply) − H(prev, reply)`` in bits for each joint count
+    matrix of a ``(rows, k, k)`` stack (prev on axis 1), clipped at 0: :func:`dami` per row."""
+    rows, k, _ = joint.shape
+    h = entropy_rows(joint.sum(axis=2)) + entropy_rows(joint.sum(axis=1))
+    h -= entropy_rows(joint.reshape(rows, k * k))
+    return np.asarray(np.maximum(0.0, h), dtype=np.float64)
+
+
+def resampled_counts(
+    codes: np.ndarray, k: int, *, seed: int = 0, n_resamples: int = 2000
+) -> np.ndarray:
+    """``(n_resamples, k)``: the code counts of each bootstrap resample of ``codes``.
+
+    The resamples are those :func:`taiwa.metrics.stats.bootstrap_ci` draws for as many items and
+    ``seed`` (NumPy's bounded-integer stream does not depend on how the draws are blocked), in
+    blocks of about a million indices, so memory stays bounded for any n."""
+    n = codes.size
+    out = np.zeros((n_resamples, k), dtype=np.int64)
+    if n == 0:
+        return out
+    rng = np.random.default_rng(seed)
+    step = max(1, 1_000_000 // n)
+    for start in range(0, n_resamples, step):
+        rows = min(step, n_resamples - start)
+        out[start : start + rows] = batch_counts(codes, rng.integers(0, n, size=(rows, n)), k)
+    return out

@@ -74,8 +74,18 @@ def bootstrap_ci(
         stats = np.array(
             [statistic([values[i] for i in rng.integers(0, n, size=n)]) for _ in range(n_resamples)]
         )
+    return percentile_estimate(point, stats, n, confidence)
+
+
+def percentile_estimate(
+    point: float, stats: np.ndarray, n: int, confidence: float = 0.95
+) -> Estimate:
+    """The percentile-bootstrap estimate from a statistic's resampled values ``stats``.
+
+    Non-finite resamples (degenerate ones, e.g. a constant resample's correlation) are left
+    out; with none finite the interval is NaN."""
     alpha = (1 - confidence) / 2
-    finite = stats[np.isfinite(stats)]  # degenerate resamples (e.g. constant input) give NaN
+    finite = stats[np.isfinite(stats)]
     if finite.size == 0:
         return Estimate(point, float("nan"), float("nan"), n)
     low, high = np.quantile(finite, [alpha, 1 - alpha])
@@ -176,12 +186,8 @@ def correlation(
 
         ci = paired_bootstrap_ci(a, b, stat, n_resamples=CORRELATION_RESAMPLES, seed=seed)
         return Correlation(method, r, p, len(a), ci.low, ci.high)
-    stats = _resampled_coefficients(method, a, b, seed)
-    finite = stats[np.isfinite(stats)]  # a constant resample has no coefficient
-    if finite.size == 0:
-        return Correlation(method, r, p, len(a), float("nan"), float("nan"))
-    low, high = np.quantile(finite, [0.025, 0.975])
-    return Correlation(method, r, p, len(a), float(low), float(high))
+    ci = percentile_estimate(r, _resampled_coefficients(method, a, b, seed), len(a))
+    return Correlation(method, r, p, len(a), ci.low, ci.high)
 
 
 CORRELATION_RESAMPLES = 1000

@@ -23,7 +23,7 @@ from rich.progress import Progress
 
 from taiwa.benchmarks.cohesion.dataset import AGENT_ROLES, system_of
 from taiwa.metrics.cohesion import CONDITIONS, Link, check_conditions, cohesive_utterances
-from taiwa.metrics.stats import N_RESAMPLES, Estimate, bootstrap_ci, correlation
+from taiwa.metrics.stats import N_RESAMPLES, bootstrap_ci, correlation, percentile_estimate
 from taiwa.resources.association import AssociationResource, Word
 from taiwa.schema import Dialogue
 from taiwa.text.content_words import content_many, is_content
@@ -211,12 +211,7 @@ def resample_counts(
 
 def _estimate(point: float, stats: np.ndarray, n: int) -> dict[str, float | int]:
     """:func:`taiwa.metrics.stats.bootstrap_ci`'s estimate from its resampled statistics."""
-    finite = stats[np.isfinite(stats)]
-    if finite.size == 0:
-        return Estimate(point, float("nan"), float("nan"), n).as_dict()
-    alpha = (1 - 0.95) / 2
-    low, high = np.quantile(finite, [alpha, 1 - alpha])
-    return Estimate(point, float(low), float(high), n).as_dict()
+    return percentile_estimate(point, stats, n).as_dict()
 
 
 def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:

@@ -32,7 +32,14 @@ from typing import Literal
 import numpy as np
 
 from taiwa.io import atomic_open
-from taiwa.metrics.da_distribution import dae, dami
+from taiwa.metrics.da_distribution import (
+    act_codes,
+    batch_counts,
+    dae,
+    dami,
+    entropy_rows,
+    mutual_information_rows,
+)
 from taiwa.metrics.stats import Estimate
 
 BATCH_SIZES = (500, 1000, 1500, 2000)
@@ -120,7 +127,8 @@ def consistency(
     columns = (
         [acts_a, acts_b] if previous is None or metric == "dae" else [acts_a, acts_b, previous]
     )
-    codes, k = _codes(columns)
+    codes, vocab = act_codes(columns)
+    k = len(vocab)
     rng = np.random.default_rng(seed)
     points = []
     for b in batch_sizes:
@@ -130,11 +138,11 @@ def consistency(
             rows = min(step, repetitions - start)
             idx = np.argpartition(rng.random((rows, n)), b - 1, axis=1)[:, :b]
             if metric == "dae":
-                sa = _entropy(_counts(codes[0], idx, k), b)
-                sb = _entropy(_counts(codes[1], idx, k), b)
+                sa = entropy_rows(batch_counts(codes[0], idx, k))
+                sb = entropy_rows(batch_counts(codes[1], idx, k))
             else:
-                sa = _mutual_information(codes[2], codes[0], idx, k, b)
-                sb = _mutual_information(codes[2], codes[1], idx, k, b)
+                sa = _mutual_information(codes[2], codes[0], idx, k)
+                sb = _mutual_information(codes[2], codes[1], idx, k)
             diff = sa - sb
             tie = np.abs(diff) <= TIE
             ties += int(tie.sum())
@@ -143,36 +151,11 @@ def consistency(
     return Consistency(metric, n, full_a, full_b, repetitions, seed, tuple(points))
 
 
-def _codes(columns: list[Sequence[Hashable]]) -> tuple[list[np.ndarray], int]:
-    """Integer codes (a shared vocabulary over every column) and the vocabulary size."""
-    vocab: dict[Hashable, int] = {}
-    out = [
-        np.array([vocab.setdefault(a, len(vocab)) for a in col], dtype=np.int64) for col in columns
-    ]
-    return out, len(vocab)
-
-
-def _counts(codes: np.ndarray, idx: np.ndarray, k: int) -> np.ndarray:
-    """Act counts per batch: ``(rows, k)`` from batch indices ``(rows, b)``."""
-    rows = idx.shape[0]
-    offset = (np.arange(rows, dtype=np.int64) * k)[:, None]
-    return np.bincount((codes[idx] + offset).ravel(), minlength=rows * k).reshape(rows, k)
-
-
-def _entropy(counts: np.ndarray, total: int) -> np.ndarray:
-    """Entropy in bits of each row of counts summing to ``total``: log2 N − Σ c log2 c / N."""
-    c = counts.astype(np.float64)
-    h = math.log2(total) - (c * np.log2(np.maximum(c, 1.0))).sum(axis=1) / total
-    return np.asarray(h, dtype=np.float64)
-
-
 def _mutual_information(
-    prev: np.ndarray, reply: np.ndarray, idx: np.ndarray, k: int, b: int
+    prev: np.ndarray, reply: np.ndarray, idx: np.ndarray, k: int
 ) -> np.ndarray:
-    """I(prev; reply) = H(prev) + H(reply) − H(prev, reply) per batch, clipped at 0."""
-    joint = _counts(prev * k + reply, idx, k * k).reshape(-1, k, k)
-    h = _entropy(joint.sum(axis=2), b) + _entropy(joint.sum(axis=1), b)
-    return np.asarray(np.maximum(0.0, h - _entropy(joint.reshape(-1, k * k), b)), np.float64)
+    """I(prev; reply) per batch of indices ``idx``."""
+    return mutual_information_rows(batch_counts(prev * k + reply, idx, k * k).reshape(-1, k, k))
 
 
 def _wilson(successes: int, n: int, z: float = 1.959963984540054) -> Estimate:
