@@ -1,9 +1,12 @@
 """``taiwa da``: the embedded default dialogue-act classifier for chit-chat replies (seed 002
-§5.2): its held-out figures beside two baselines, and a check that it can be rebuilt."""
+§5.2): its held-out figures beside two baselines, a check that it can be rebuilt, and the
+fine-tuning of a transformers encoder by the seed's recipe (``taiwa da train``)."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -13,6 +16,9 @@ da_app = typer.Typer(
     help="The embedded chit-chat dialogue-act classifier (seed 002 §5.2).", no_args_is_help=True
 )
 console = Console()
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
 
 @da_app.command("evaluate")
@@ -78,3 +84,102 @@ def check() -> None:
         console.print("[red]differs from the shipped model:[/red] " + "; ".join(diff))
         raise typer.Exit(1)
     console.print("reproduces the shipped model")
+
+
+@da_app.command("train")
+def train_command(
+    base: Annotated[
+        Path,
+        typer.Option(
+            help="Local encoder directory (save_pretrained: config + weights + tokenizer)."
+        ),
+    ],
+    out: Annotated[Path, typer.Option(help="Directory to write the fine-tuned classifier to.")],
+    data: Annotated[
+        Path | None,
+        typer.Option(help="Labelled JSONL {id, context, reply, act} (default: the bundled set)."),
+    ] = None,
+    epochs: Annotated[int, typer.Option(min=1, help="Epochs; the best by validation is kept.")] = 4,
+    batch_size: Annotated[int, typer.Option(min=1, help="Examples per optimiser step.")] = 16,
+    lr: Annotated[float, typer.Option(help="AdamW learning rate (positive).")] = 5e-5,
+    max_length: Annotated[int, typer.Option(min=8, help="Tokens per (context, reply) pair.")] = 128,
+    seed: Annotated[int, typer.Option(min=0, help="Seed of the split, upsampling, init.")] = 0,
+    overwrite: Annotated[bool, typer.Option(help="Replace a non-empty --out.")] = False,
+) -> None:
+    """Fine-tune a local transformers encoder as a chitchat11 dialogue-act classifier (seed 002
+    §5.2): 4:1 train/validation split, acts upsampled to the largest, the epoch with the lowest
+    validation cross-entropy kept. Nothing is downloaded."""
+    from taiwa.annotators.da_encoder import read_training_data, require_hf, train_encoder
+
+    require_hf()
+    examples, sha = read_training_data(data)
+    with _train_progress() as bar:
+        meta = train_encoder(
+            examples,
+            base,
+            out,
+            epochs=epochs,
+            batch_size=batch_size,
+            lr=lr,
+            max_length=max_length,
+            seed=seed,
+            progress=_advance(bar),
+            overwrite=overwrite,
+            sha256=sha,
+            data_path="bundled labelled set" if data is None else str(data),
+        )
+    _print_training(meta)
+    console.print(f"wrote {out}")
+
+
+def _train_progress() -> Progress:
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=console,
+    )
+
+
+def _advance(bar: Progress) -> Callable[[int, int, int], None]:
+    """``progress(epoch, done, steps)`` for :func:`train_encoder`: one task per epoch."""
+    tasks: dict[int, Any] = {}
+
+    def update(epoch: int, done: int, steps: int) -> None:
+        if epoch not in tasks:
+            tasks[epoch] = bar.add_task(f"epoch {epoch}", total=steps)
+        bar.update(tasks[epoch], completed=done)
+
+    return update
+
+
+def _print_training(meta: dict[str, Any]) -> None:
+    t = Table(
+        title="epochs (seed 002 §5.2: the lowest validation loss is kept)", title_justify="left"
+    )
+    for name in ("epoch", "train loss", "validation cross-entropy", ""):
+        t.add_column(name, justify="right")
+    for row in meta["epoch_log"]:
+        chosen = "← chosen" if row["epoch"] == meta["chosen_epoch"] else ""
+        t.add_row(
+            str(row["epoch"]),
+            f"{row['train_loss']:.4f}",
+            f"{row['validation_cross_entropy']:.4f}",
+            chosen,
+        )
+    console.print(t)
+    split, report = meta["split"], meta["validation"]
+    console.print(
+        f"trained on {split['n_train']} examples ({split['n_train_upsampled']} upsampled), "
+        f"validated on {split['n_validation']}: macro-F1 {report['macro_f1']:.3f}, "
+        f"accuracy {report['accuracy']:.3f} (epoch {meta['chosen_epoch']})"
+    )
