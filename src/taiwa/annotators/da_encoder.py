@@ -66,21 +66,23 @@ def require_hf() -> None:
 
 def read_training_data(path: Path | None = None) -> tuple[list[Example], str]:
     """Labelled examples (JSONL ``{"id","context","reply","act"}``, the bundled set by default)
-    and the SHA-256 of the file. Every line is checked first: broken JSON, a missing or
-    non-string field, an act outside ``chitchat11`` are an :class:`InputError` naming the file,
-    the line and the field."""
-    if path is not None:
-        check_training_file(path)
-    return load_examples(path)
+    and the SHA-256 of the file. Every line of a given file is checked: broken JSON, a missing
+    or non-string field, an act outside ``chitchat11`` are an :class:`InputError` naming the
+    file, the line and the field."""
+    if path is None:
+        return load_examples()
+    examples = checked_examples(path)
+    return examples, hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def check_training_file(path: Path) -> None:
-    """:func:`read_training_data`'s checks, line by line."""
+def checked_examples(path: Path) -> list[Example]:
+    """:func:`read_training_data`'s examples of a file, checked line by line."""
     from taiwa.io import iter_rows, shown
 
     acts = set(taxonomy_acts())
     if path.suffix.lower() not in (".jsonl", ".ndjson", ".json"):
         raise InputError(str(path), None, None, "a JSONL file", f"'{path.suffix}'")
+    examples = []
     for line, row in iter_rows(path):
         for name in FIELDS:
             value = row.get(name)
@@ -91,6 +93,8 @@ def check_training_file(path: Path) -> None:
             raise InputError(
                 str(path), line, "act", f"one of the {TAXONOMY} acts", shown(row["act"])
             )
+        examples.append(Example(*(row[name] for name in FIELDS)))
+    return examples
 
 
 def check_base(base: Path) -> None:
@@ -105,7 +109,9 @@ def check_base(base: Path) -> None:
 def check_out(out: Path, overwrite: bool) -> None:
     """A :class:`TaiwaError` when ``out`` is a file, or a non-empty directory without
     ``overwrite``."""
-    if out.is_symlink() or (out.exists() and not out.is_dir()):
+    if out.is_symlink():
+        raise TaiwaError(f"{out}: is a symbolic link (give the directory itself)")
+    if out.exists() and not out.is_dir():
         raise TaiwaError(f"{out}: exists and is not a directory")
     if out.is_dir() and any(out.iterdir()) and not overwrite:
         raise TaiwaError(f"{out}: exists and is not empty (pass --overwrite to replace it)")
