@@ -15,12 +15,13 @@ from taiwa.cli_build import build_app
 from taiwa.cli_da import da_app
 from taiwa.cli_run import register as register_run
 from taiwa.errors import TaiwaError
+from taiwa.tables import note_line
 
 if TYPE_CHECKING:
     from taiwa.file_scoring import FileScores
 
-console = Console()
-err = Console(stderr=True)
+console = Console(emoji=False)
+err = Console(stderr=True, emoji=False)
 
 app = typer.Typer(
     name="taiwa",
@@ -82,7 +83,7 @@ def _finish(
                     f"[yellow]note:[/yellow] {len(ids)} id(s) only in --{side}, not scored: {shown}"
                 )
     for note in res.notes:
-        err.print(f"[yellow]note:[/yellow] {note}")
+        err.print(note_line(note))
     if json_out is not None:
         payload: dict[str, Any] = {"summary": res.summary, "items": res.items, "notes": res.notes}
         if res.pairing is not None:

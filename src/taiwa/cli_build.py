@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 import typer
 from rich.console import Console
 
-console = Console()
+console = Console(emoji=False)
 
 build_app = typer.Typer(help="Build datasets and resources.", no_args_is_help=True)
 

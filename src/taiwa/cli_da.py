@@ -15,7 +15,7 @@ from rich.table import Table
 da_app = typer.Typer(
     help="The embedded chit-chat dialogue-act classifier (seed 002 §5.2).", no_args_is_help=True
 )
-console = Console()
+console = Console(emoji=False)
 
 if TYPE_CHECKING:
     from rich.progress import Progress

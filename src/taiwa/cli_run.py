@@ -17,9 +17,10 @@ from rich.console import Console
 from rich.table import Table
 
 from taiwa.models.spec import HELP as MODEL_HELP
+from taiwa.tables import print_result
 
 if TYPE_CHECKING:
-    from taiwa.harness.runner import RunResult
+    pass
 
 ROLE_SHORTHANDS = ("annotator", "judge", "tagger", "asr")
 """Role names with their own flag (any other role: ``--role NAME=SPEC``)."""
@@ -53,30 +54,6 @@ def _method_help(name: str) -> list[Any]:
     return out
 
 
-def _calls_table(calls: list[dict[str, Any]]) -> Table:
-    t = Table(
-        title="model calls per role",
-        title_justify="left",
-        caption="sent: requests not answered by the cache; fixed: outputs repaired by re-asking; "
-        "bad: still invalid after the last attempt",
-    )
-    t.add_column("role", no_wrap=True)
-    t.add_column("model", no_wrap=True, max_width=28, overflow="ellipsis")
-    for name in ("req", "sent", "cache", "fail", "fixed", "bad", "s"):
-        t.add_column(name, justify="right", no_wrap=True)
-    for c in calls:
-        t.add_row(
-            c["role"],
-            c["spec"],
-            *(
-                str(c[k])
-                for k in ("requests", "calls", "cache_hits", "failures", "repaired", "invalid")
-            ),
-            f"{c['seconds']:.1f}",
-        )
-    return t
-
-
 def _allowed(spec: str | None, total: int) -> float:
     """``--max-failures``: a count (``3``) or a share of the samples (``5%``)."""
     from taiwa.errors import TaiwaError
@@ -91,22 +68,6 @@ def _allowed(spec: str | None, total: int) -> float:
     if not math.isfinite(value) or value < 0:
         raise TaiwaError(f"--max-failures must be a number >= 0 (or P%), got {spec[:40]!r}")
     return value
-
-
-def print_result(console: Console, res: RunResult) -> None:
-    """The method's tables, the calls per role, notes, failures and where it all went."""
-    s = res.summary
-    for t in res.method.tables(s):
-        console.print(t)
-    if s["calls"]:
-        console.print(_calls_table(s["calls"]))
-    for note in s["notes"]:
-        console.print(f"[yellow]note:[/yellow] {note}")
-    failed = {k: v for k, v in s["failures"].items() if v}
-    if failed:
-        parts = ", ".join(f"{k} {v}" for k, v in failed.items())
-        console.print(f"[red]failed samples:[/red] {parts} (reasons in the stage files)")
-    console.print(f"{s['status']} in {s['seconds']['total']:.1f} s → {res.run_dir}/")
 
 
 def register(app: typer.Typer, console: Console) -> None:

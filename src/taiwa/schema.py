@@ -76,7 +76,7 @@ class Dialogue(BaseModel):
     meta: dict[str, Any] = Field(default_factory=dict)
 
 
-def _canonical_act(act: str, info: ValidationInfo) -> str:
+def canonical_act(act: str, info: ValidationInfo) -> str:
     """Map ``act`` to its taxonomy's canonical name when a taxonomy is in the context."""
     taxonomy = (info.context or {}).get("taxonomy")
     if taxonomy is None:
@@ -99,7 +99,7 @@ class DAStep(BaseModel):
     @field_validator("act")
     @classmethod
     def _act_in_taxonomy(cls, act: str, info: ValidationInfo) -> str:
-        return _canonical_act(act, info)
+        return canonical_act(act, info)
 
 
 class DASequence(BaseModel):
@@ -214,7 +214,7 @@ class TaggedReply(BaseModel):
     @field_validator("act", "prev_act")
     @classmethod
     def _act_in_taxonomy(cls, act: str | None, info: ValidationInfo) -> str | None:
-        return None if act is None else _canonical_act(act, info)
+        return None if act is None else canonical_act(act, info)
 
     @field_validator("votes", "prev_votes")
     @classmethod
@@ -223,7 +223,7 @@ class TaggedReply(BaseModel):
     ) -> list[list[str]] | None:
         if votes is None:
             return None
-        return [[_canonical_act(a, info) for a in ballot] for ballot in votes]
+        return [[canonical_act(a, info) for a in ballot] for ballot in votes]
 
     @model_validator(mode="after")
     def _act_or_votes(self) -> TaggedReply:

@@ -6,10 +6,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from rich.markup import escape
 from rich.table import Table
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from taiwa.file_scoring import FileScores
+    from taiwa.harness.runner import RunResult
 
 CLIP = 200
 """Texts longer than this are cut in tables (the run directory keeps them whole): every cell
@@ -18,8 +22,9 @@ that shows input text (a reply, an utterance, an id, a system or act name) goes 
 
 
 def clip(text: str, limit: int = CLIP) -> str:
-    """``text`` cut to ``limit`` characters with an ellipsis, so tables stay bounded."""
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    """``text`` cut to ``limit`` characters with an ellipsis, so tables stay bounded, and
+    escaped: a reply holding ``[/b]`` shows as typed instead of breaking rich's markup."""
+    return escape(text if len(text) <= limit else text[: limit - 1] + "…")
 
 
 def ci_cell(d: Mapping[str, Any] | None, digits: int = 3) -> str:
@@ -111,3 +116,49 @@ def lift_table(tl: Any, title: str) -> Table:
     for i, lab in enumerate(tl.labels):
         t.add_row(clip(lab), *("–" if v != v else f"{v:.2f}" for v in tl.lift[i]))
     return t
+
+
+def note_line(note: str) -> str:
+    """A note printed beside the numbers, its text escaped (it may quote input)."""
+    return f"[yellow]note:[/yellow] {escape(note)}"
+
+
+def calls_table(calls: list[dict[str, Any]]) -> Table:
+    """Model calls per role of a run summary: requests, cache hits, failures, repairs."""
+    t = Table(
+        title="model calls per role",
+        title_justify="left",
+        caption="sent: requests not answered by the cache; fixed: outputs repaired by re-asking; "
+        "bad: still invalid after the last attempt",
+    )
+    t.add_column("role", no_wrap=True)
+    t.add_column("model", no_wrap=True, max_width=28, overflow="ellipsis")
+    for name in ("req", "sent", "cache", "fail", "fixed", "bad", "s"):
+        t.add_column(name, justify="right", no_wrap=True)
+    for c in calls:
+        t.add_row(
+            c["role"],
+            c["spec"],
+            *(
+                str(c[k])
+                for k in ("requests", "calls", "cache_hits", "failures", "repaired", "invalid")
+            ),
+            f"{c['seconds']:.1f}",
+        )
+    return t
+
+
+def print_result(console: Console, res: RunResult) -> None:
+    """The method's tables, the calls per role, notes, failures and where it all went."""
+    s = res.summary
+    for t in res.method.tables(s):
+        console.print(t)
+    if s["calls"]:
+        console.print(calls_table(s["calls"]))
+    for note in s["notes"]:
+        console.print(note_line(note))
+    failed = {k: v for k, v in s["failures"].items() if v}
+    if failed:
+        parts = ", ".join(f"{k} {v}" for k, v in failed.items())
+        console.print(f"[red]failed samples:[/red] {parts} (reasons in the stage files)")
+    console.print(f"{s['status']} in {s['seconds']['total']:.1f} s → {res.run_dir}/")

@@ -31,11 +31,13 @@ from fuzz_targets import (
     chitchat3,
     chitchat_answers,
     chitchat_items,
+    dd3,
     dialogues3,
     gold3,
     item_replies,
     prompts3,
     run_chitchat,
+    run_dd,
     run_flags,
     scenarios3,
 )
@@ -127,6 +129,19 @@ def build_cooc(w: Path) -> list[str]:
         lines = ["今日は寒いので温かいラーメンを食べました。", "寒い朝は布団から出られない。"]
         corpus.write_text("\n".join(lines * 3) + "\n", encoding="utf-8")
     return ["build", "cooccurrence", str(corpus), "--out", str(w / "pairs.parquet")]
+
+
+def run_dd3(w: Path) -> list[str]:
+    return run_dd(dd3(w), w)
+
+
+def da_train(w: Path) -> list[str]:
+    """``taiwa da train`` on a base directory that looks like a model (a config.json): every
+    bad value below is refused before a model is loaded."""
+    base = w / "base"
+    base.mkdir(exist_ok=True)
+    (base / "config.json").write_text("{}", encoding="utf-8")
+    return ["da", "train", "--base", str(base), "--out", str(w / "enc"), "--epochs", "1"]
 
 
 def build_chitchat(w: Path) -> list[str]:
@@ -254,6 +269,17 @@ BAD_VALUES: list[tuple[str, Command, str, tuple[str, ...]]] = [
         ("judge=bogus", "judge=human", "judge=", "annotator=offline"),
     ),
     ("run chitchat", run_cc, "--data", (str(CHITCHAT_CORPUS), str(PROMPTS), "/")),
+    ("run da-distribution", run_dd3, "--tagger", ("bogus", "openai:x", "human", "", LONG_SPEC)),
+    ("run da-distribution", run_dd3, "--tagger", ("votes:", "votes:/nonexistent.jsonl", "/")),
+    ("run da-distribution", run_dd3, "--tagger", (str(PROMPTS), "votes:" + LONG_NAME)),
+    ("da train", da_train, "--base", ("/nonexistent", "/", LONG_NAME, str(PROMPTS))),
+    ("da train", da_train, "--out", ("/", str(PROMPTS))),
+    ("da train", da_train, "--data", ("/nonexistent.jsonl", "/", str(PROMPTS), LONG_NAME)),
+    ("da train", da_train, "--epochs", ("0", "x", "-1")),
+    ("da train", da_train, "--batch-size", ("0", "x")),
+    ("da train", da_train, "--lr", ("0", "-1", "x", "nan", "inf")),
+    ("da train", da_train, "--max-length", ("0", "x")),
+    ("da train", da_train, "--seed", ("-1", "x")),
 ]
 """``(command label, base command, option, bad values)``: each value is appended to the base
 command as ``OPTION VALUE`` (the last occurrence of an option wins) and must be refused."""
@@ -271,6 +297,9 @@ NAMES: dict[str, tuple[str, ...]] = {
     "--judge": ("judge", "spec", "/nonexistent", "bogus", "human", "nope"),
     "--corpus": ("corpus", "/: expected an existing file"),
     "--data": ("data", "/: expected an existing file"),
+    "--tagger": ("tagger", "/nonexistent", "bogus", "votes"),
+    "--base": ("base", "model directory"),
+    "--out": ("out",),
 }
 """What the error line may name instead of the option itself (the file, the SPEC ...)."""
 

@@ -28,6 +28,7 @@ PROMPTS = sample_path("prompts/tiny.jsonl")
 DIALOGUES = sample_path("cohesion/dialogues.jsonl")
 SCENARIOS = sample_path("da_response/scenarios.txt")
 CHITCHAT_TASKS = sample_path("chitchat/tasks.jsonl")
+DD_CONTEXTS = sample_path("da_distribution/contexts.jsonl")
 CHITCHAT_CORPUS = sample_path("chitchat/corpus.jsonl")
 
 IMPORTANCE = "steps[].importance"
@@ -166,6 +167,40 @@ def item_replies(work: Path) -> Path:
         body = {key: v for key, v in rec.items() if key != "id"}
         items.append({"id": f"gen{k:04d}", "text": json.dumps(body, ensure_ascii=False)})
     return _write_jsonl(work / "item_replies.jsonl", items)
+
+
+def dd_items() -> list[dict[str, Any]]:
+    """Three da-distribution contexts, one of them with history."""
+    recs = _records(DD_CONTEXTS)
+    plain = [r for r in recs if not r["history"]][:2]
+    with_history = next(r for r in recs if r["history"])
+    return [json.loads(json.dumps(r)) for r in [*plain, with_history]]
+
+
+def dd3(work: Path) -> Path:
+    return _write_jsonl(work / "dd3.jsonl", dd_items())
+
+
+def run_dd(data: Path, work: Path, *extra: str) -> list[str]:
+    """``taiwa run da-distribution`` of the parrot and the human replies on ``data``."""
+    systems = ["-m", "builtin:parrot", "-m", "human"]
+    return ["run", "da-distribution", *systems, "--data", str(data), *run_flags(work), *extra]
+
+
+def _dd_votes() -> list[dict[str, Any]]:
+    """Crowd votes on the parrot's replies to :func:`dd3`'s contexts: two ballots each."""
+    return [
+        {"id": f"{r['id']}/builtin:parrot", "annotator": f"w{k}", "acts": ["うなずき・おうむ返し"]}
+        for r in dd_items()
+        for k in (1, 2)
+    ]
+
+
+def run_dd_votes(p: Path, w: Path) -> list[str]:
+    """The parrot on :func:`dd3`, its replies labelled by the votes in ``p``."""
+    data = dd3(w)
+    return ["run", "da-distribution", "-m", "builtin:parrot", "--tagger", f"votes:{p}",
+            "--data", str(data), *run_flags(w)]  # fmt: skip
 
 
 def _prompt_records() -> list[dict[str, Any]]:
@@ -377,6 +412,22 @@ RECORD_TARGETS: list[RecordTarget] = [
         texts=("annotator",),
         numbers=("human", "builtin:parrot"),
         formats=("csv",),
+        may_fail=True,
+    ),
+    RecordTarget(
+        "run da-distribution --data",
+        run_dd,
+        dd_items,
+        texts=("context", "reply", "history[]", "prev_act", "reply_act"),
+        may_fail=True,
+    ),
+    RecordTarget(
+        "run da-distribution --tagger votes:FILE",
+        run_dd_votes,
+        _dd_votes,
+        ids=None,
+        texts=("annotator", "acts[]"),
+        lists=("acts",),
         may_fail=True,
     ),
 ]

@@ -77,8 +77,9 @@ def read_training_data(path: Path | None = None) -> tuple[list[Example], str]:
 
 def checked_examples(path: Path) -> list[Example]:
     """:func:`read_training_data`'s examples of a file, checked line by line."""
-    from taiwa.io import iter_rows, shown
+    from taiwa.io import iter_rows, require_file, shown
 
+    require_file(path)
     acts = set(taxonomy_acts())
     if path.suffix.lower() not in (".jsonl", ".ndjson", ".json"):
         raise InputError(str(path), None, None, "a JSONL file", f"'{path.suffix}'")
@@ -99,22 +100,27 @@ def checked_examples(path: Path) -> list[Example]:
 
 def check_base(base: Path) -> None:
     """A :class:`TaiwaError` unless ``base`` is a local model directory with a config."""
-    if not (base / "config.json").is_file():
+    from taiwa.io import path_kind
+
+    if path_kind(base) != "directory" or path_kind(base / "config.json") != "file":
         raise TaiwaError(
-            f"{base}: not a local model directory with a config.json (--base takes a directory "
-            "written by save_pretrained; nothing is downloaded)"
+            f"--base {base}: not a local model directory with a config.json (--base takes a "
+            "directory written by save_pretrained; nothing is downloaded)"
         )
 
 
 def check_out(out: Path, overwrite: bool) -> None:
     """A :class:`TaiwaError` when ``out`` is a file, or a non-empty directory without
     ``overwrite``."""
+    from taiwa.io import path_kind
+
+    kind = path_kind(out)
     if out.is_symlink():
-        raise TaiwaError(f"{out}: is a symbolic link (give the directory itself)")
-    if out.exists() and not out.is_dir():
-        raise TaiwaError(f"{out}: exists and is not a directory")
-    if out.is_dir() and any(out.iterdir()) and not overwrite:
-        raise TaiwaError(f"{out}: exists and is not empty (pass --overwrite to replace it)")
+        raise TaiwaError(f"--out {out}: is a symbolic link (give the directory itself)")
+    if kind not in ("missing", "directory"):
+        raise TaiwaError(f"--out {out}: exists and is not a directory")
+    if kind == "directory" and any(out.iterdir()) and not overwrite:
+        raise TaiwaError(f"--out {out}: exists and is not empty (pass --overwrite to replace it)")
 
 
 def check_examples(examples: Sequence[Example], acts: Sequence[str]) -> None:

@@ -15,6 +15,7 @@ METHODS: dict[str, str] = {
     "prompts": "taiwa.benchmarks.prompts",
     "da-response": "taiwa.benchmarks.da_response",
     "chitchat": "taiwa.benchmarks.chitchat",
+    "da-distribution": "taiwa.benchmarks.da_distribution",
     "cohesion": "taiwa.benchmarks.cohesion",
 }
 """Method name → the package whose ``METHOD`` implements :class:`taiwa.harness.method.Method`."""

@@ -13,7 +13,7 @@ with ``across_systems=True`` sees the upstream rows of every system at once (a p
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
@@ -50,7 +50,8 @@ class Role:
 
     ``local`` names the values that are not model SPECs but something the method computes
     itself (e.g. ``offline`` for a built-in tagger, ``replay:`` for a file of answers; a value
-    ending in ``:`` is a prefix).
+    ending in ``:`` is a prefix). ``paths``: an existing file or directory is a local value too
+    (e.g. a trained classifier). ``models``: whether chat-model SPECs are accepted at all.
     """
 
     name: str
@@ -58,10 +59,19 @@ class Role:
     default: str | None = None
     required: bool = False
     local: tuple[str, ...] = ()
+    paths: bool = False
+    models: bool = True
 
     def is_model(self, spec: str) -> bool:
         """Whether ``spec`` names a chat model (as opposed to one of the ``local`` values)."""
-        return not any(spec == v or (v.endswith(":") and spec.startswith(v)) for v in self.local)
+        if any(spec == v or (v.endswith(":") and spec.startswith(v)) for v in self.local):
+            return False
+        if not self.paths:
+            return True
+        try:
+            return not Path(spec).exists()
+        except OSError:  # a name too long to look up: not a path
+            return True
 
 
 @dataclass(frozen=True)
@@ -165,11 +175,15 @@ class NoOptions(BaseModel):
 class Summary:
     """What :meth:`Method.aggregate` returns: one block per system and the cross-system results.
 
-    ``notes`` are warnings the user should see beside the numbers (printed and stored)."""
+    ``notes`` are warnings the user should see beside the numbers (printed and stored).
+    ``files`` are extra files of the run directory (charts): name → a function that writes the
+    file atomically to the path it is given; the runner calls them after the stage outputs,
+    before ``summary.json``."""
 
     systems: dict[str, dict[str, Any]]
     across: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    files: dict[str, Callable[[Path], None]] = field(default_factory=dict)
 
 
 class Method(Protocol, Generic[S]):

@@ -19,7 +19,7 @@ import re
 import shutil
 import subprocess
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -120,13 +120,17 @@ def write_outputs(
     stages: Sequence[Stage[Any]],
     results: Results,
     summary: dict[str, Any],
+    files: Mapping[str, Callable[[Path], None]] | None = None,
 ) -> None:
-    """``config.json``, each stage's rows (all systems) and ``summary.json`` last."""
+    """``config.json``, each stage's rows (all systems), the method's extra ``files`` (charts)
+    and ``summary.json`` last."""
     write_json(out / "config.json", config)
     for st in stages:
         if st.output is not None:
             lanes = [""] if st.across_systems or not results.systems else results.systems
             results.store.write(st.name, lanes, out / st.output)
+    for name, write in (files or {}).items():
+        write(out / name)
     write_json(out / "summary.json", summary)
 
 

@@ -42,7 +42,7 @@ from taiwa.harness.pool import ModelPool, RoleModel
 from taiwa.harness.rows import RowStore
 from taiwa.harness.rundir import RunDir, default_run_dir, input_files, provenance, write_outputs
 from taiwa.harness.samples import SampleSource, chunk_size
-from taiwa.io import write_json
+from taiwa.io import shown, write_json
 from taiwa.llm_json import repair_turn
 from taiwa.models.base import ChatModel
 from taiwa.models.replay import ReferenceModel
@@ -100,6 +100,8 @@ def _resolve_roles(method: Method[Any], given: Mapping[str, str]) -> dict[str, s
                 raise TaiwaError(f"{method.name} needs a {name}: --role {name}=SPEC")
             continue
         if role.is_model(spec):
+            if not role.models:
+                raise TaiwaError(f"--role {name}={shown(spec)} is not a {name} here: {role.help}")
             ModelSpec.parse(spec)
         out[name] = spec
     return out
@@ -437,7 +439,7 @@ def execute(
             seconds["total"] = round(time.perf_counter() - t0, 3)
             out = _summary(plan, store, summary, pool, seconds)
             config = provenance(plan, pool, cache_dir if cache is not None else None, inputs)
-            write_outputs(plan.out, config, plan.stages, results, out)
+            write_outputs(plan.out, config, plan.stages, results, out, summary.files)
         finally:
             store.close()
         rundir.finish()
@@ -484,11 +486,11 @@ def _summary(
     for st in plan.stages:
         lanes = [""] if st.across_systems else plan.systems
         failures[st.name] = sum(store.count(st.name, sys_).failed for sys_ in lanes)
-    last = plan.stages[-1]
+    last = next((st for st in reversed(plan.stages) if not st.across_systems), None)
     systems: dict[str, dict[str, Any]] = {}
     for label, block in summary.systems.items():
         head: dict[str, Any] = {}
-        if label in plan.systems and not last.across_systems:
+        if label in plan.systems and last is not None:
             count = store.count(last.name, label)
             head = {
                 "n": count.rows,
@@ -511,6 +513,7 @@ def _summary(
         "calls": pool.stats(),
         "seconds": seconds,
         "notes": summary.notes,
+        "files": sorted(summary.files),
     }
 
 

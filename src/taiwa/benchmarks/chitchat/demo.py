@@ -9,6 +9,8 @@ from typing import Any
 
 from rich.console import Console
 
+from taiwa.tables import print_result
+
 DEMO_PER_TASK = 1
 """Items per task type in the judged demo run (3 items: about 50 judge calls, ~2 min on 2
 cores; the demo LLM reuses the prompt prefix an item's calls share)."""
@@ -29,10 +31,7 @@ def run_demo(method: Any, console: Console, out: Path) -> None:
         out=out / "chitchat",
     )
     res = run(cfg, method=method)
-    for table in method.tables(res.summary):
-        console.print(table)
-    for note in res.summary["notes"]:
-        console.print(f"[yellow]note:[/yellow] {note}")
+    print_result(console, res)
     console.print(
         f"[dim]{DEMO_PER_TASK} item per task type ({res.summary['n_samples']} items); "
         "judge = the embedded demo LLM (Qwen2.5-Coder-0.5B-Instruct), far too weak to judge: "

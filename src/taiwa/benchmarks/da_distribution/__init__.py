@@ -1,3 +1,228 @@
-"""The ``da-distribution`` method (seed 002): dialogue-act entropy (DAE) and mutual information
-(DAMI) of a system's replies, from crowd-voted or classifier labels, and the consistency of the
-ordering they give two systems (§3.3, §4, §5.1). The method class is not registered yet."""
+"""``da-distribution`` (seed 002): how varied and how context-aware are a system's dialogue acts?
+
+generate → tag. Every system replies to each context of the test set (:mod:`.dataset`); the
+``tagger`` role labels the act of every reply and of the context (:mod:`.tagging`: the
+embedded classifier, an encoder from ``taiwa da train``, or crowd votes aggregated as §3.3,
+:mod:`.votes`). The summary (:mod:`.summary`) gives per system DAE and DAMI in bits (§4,
+App. C), Distinct-1/2 (Table 2), the act distribution (Table 1) and the transition lift
+(§3.4, Fig. 2), each with n and a 95 % bootstrap CI, and the consistency of the DAE ordering
+of adjacent systems over paired batches (§5.1, Fig. 3; :mod:`.consistency`, plotted to
+``consistency.svg``). The parrot baseline gets DAE = 0 and DAMI = 0 with a high Distinct
+(Table 2): the tagger labels its echoes うなずき・おうむ返し.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from taiwa.harness.method import HUMAN, Results, Role, Setup, Summary
+from taiwa.harness.options import comma_list
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from taiwa.benchmarks.da_distribution.dataset import ContextItem
+    from taiwa.harness.method import Stage
+    from taiwa.models.types import ChatMessage
+
+SYSTEM_PROMPT = (
+    "あなたは気軽な雑談の相手です。相手の最後の発話に対して、日本語で自然な返事を一言"
+    "（1〜2文）だけ返してください。"
+)
+"""The systems' instruction (ours: seed 002's systems were fine-tuned reply generators that
+needed none; a chat LLM needs to be told it is chatting)."""
+
+
+class DADistributionOptions(BaseModel):
+    """Options of da-distribution (``-o key=value``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    taxonomy: str = Field(
+        "chitchat11", description="dialogue-act taxonomy: chitchat11 or a YAML file"
+    )
+    prev_acts: Literal["labels", "tagger"] = Field(
+        "labels",
+        description="act of the utterance replied to: the test set's prev_act label (tagged "
+        "where missing) or always the tagger",
+    )
+    human_acts: Literal["tagger", "labels"] = Field(
+        "tagger",
+        description="act of the human reply: the tagger (same instrument as the systems) or "
+        "the test set's reply_act label",
+    )
+    consistency_sizes: list[int] = Field(
+        [500, 1000, 1500, 2000],
+        min_length=1,
+        description="batch sizes of the consistency analysis (seed 002 §5.1)",
+    )
+    consistency_repetitions: int = Field(
+        20_000, ge=1, le=1_000_000, description="paired batches drawn per batch size"
+    )
+
+    _split = field_validator("consistency_sizes", mode="before")(comma_list)
+
+    @field_validator("taxonomy")
+    @classmethod
+    def _a_taxonomy(cls, value: str) -> str:
+        """Read now, so a bad taxonomy is refused with the other options."""
+        from taiwa.errors import TaiwaError
+        from taiwa.taxonomies import load_taxonomy
+
+        try:
+            load_taxonomy(value)
+        except TaiwaError as exc:
+            raise ValueError(str(exc)) from None
+        return value
+
+    @field_validator("consistency_sizes")
+    @classmethod
+    def _positive(cls, sizes: list[int]) -> list[int]:
+        if any(k < 1 for k in sizes):
+            raise ValueError("batch sizes must be >= 1")
+        return sorted(set(sizes))
+
+
+def messages(item: ContextItem) -> list[ChatMessage]:
+    """The chat a system answers: the history (the replying speaker's own turns as the
+    assistant's), then the context as the user's last turn."""
+    from taiwa.models.types import ChatMessage
+
+    turns = [*item.history, item.context]
+    out = [ChatMessage(role="system", content=SYSTEM_PROMPT)]
+    for k, text in enumerate(turns):
+        mine = (len(turns) - 1 - k) % 2 == 1
+        out.append(ChatMessage(role="assistant" if mine else "user", content=text))
+    return out
+
+
+class DADistributionMethod:
+    name = "da-distribution"
+    seed = "002"
+    title = "variety and context-awareness of a system's dialogue acts: DAE, DAMI, Distinct"
+    takes_systems = True
+    roles = (
+        Role(
+            "tagger",
+            "dialogue act of every reply: default (the embedded classifier), PATH (a `taiwa "
+            "da train` output) or votes:FILE (crowd votes, seed 002 §3.3)",
+            default="default",
+            local=("default", "votes:"),
+            paths=True,
+            models=False,
+        ),
+    )
+    options = DADistributionOptions
+    prompts: Mapping[str, str] = {"system": SYSTEM_PROMPT}
+
+    def default_data(self) -> Path:
+        from taiwa.samples import sample_path
+
+        return sample_path("da_distribution/contexts.jsonl")
+
+    def load(self, path: Path, options: DADistributionOptions) -> Iterator[ContextItem]:
+        from taiwa.benchmarks.da_distribution.dataset import iter_contexts
+        from taiwa.taxonomies import load_taxonomy
+
+        return iter_contexts(path, load_taxonomy(options.taxonomy))
+
+    def reference(self, sample: ContextItem) -> str | None:
+        return sample.reply
+
+    def stages(self, setup: Setup) -> list[Stage[Any]]:
+        from taiwa.benchmarks.da_distribution.tagging import TagStage, check_tagger
+        from taiwa.harness.stages import GenerateStage
+        from taiwa.taxonomies import load_taxonomy
+
+        o: DADistributionOptions = setup.options
+        taxonomy = load_taxonomy(o.taxonomy)
+        checked = check_tagger(setup.roles["tagger"], taxonomy, setup.seed)
+        return [
+            GenerateStage(messages, setup.params),
+            TagStage(
+                checked,
+                taxonomy,
+                prev_from_labels=o.prev_acts == "labels",
+                human_from_labels=o.human_acts == "labels",
+            ),
+        ]
+
+    def aggregate(self, samples: Iterable[Any], results: Results, setup: Setup) -> Summary:
+        from taiwa.benchmarks.da_distribution import summary as s
+        from taiwa.taxonomies import load_taxonomy
+
+        o: DADistributionOptions = setup.options
+        labels = load_taxonomy(o.taxonomy).names
+        c = s.collect(results.rows("tag"), results.systems)
+        systems = s.system_blocks(c, s.systems_texts(results), labels, setup.seed)
+        order = sorted(systems, key=lambda x: -(systems[x]["dae"]["value"] or 0.0))
+        across: dict[str, Any] = {
+            "taxonomy": o.taxonomy,
+            "tagger": _tagger_provenance(setup.roles["tagger"]),
+            "prev_acts": dict(c.prev_from),
+            "ranking": order,
+        }
+        notes = s.untagged_notes(systems) + s.bias_notes(systems)
+        if HUMAN in systems and o.human_acts == "tagger":
+            reply_acts = {i: it.reply_act for i, it in enumerate(samples) if it.reply_act}
+            agreement = s.human_label_agreement(c, reply_acts, setup.seed)
+            if agreement is not None:
+                across["tagger_vs_human_labels"] = agreement
+        files = {}
+        if len(systems) >= 2:
+            block, curves, more = s.consistency_block(
+                c, order, o.consistency_sizes, o.consistency_repetitions, setup.seed
+            )
+            across["consistency"] = block
+            notes += more
+            if curves:
+                files["consistency.svg"] = s.curve_writer(curves)
+        if c.prev_from.get("unknown"):
+            notes.append(
+                f"{c.prev_from['unknown']} context(s) without a previous act: left out of DAMI "
+                "and the transitions"
+            )
+        return Summary(systems, across, notes, files)
+
+    def tables(self, summary: Mapping[str, Any]) -> list[Any]:
+        from taiwa.benchmarks.da_distribution.tables import tables
+
+        return tables(summary)
+
+    def demo(self, console: Console, out: Path) -> None:
+        from taiwa.benchmarks.da_distribution.demo import run_demo
+
+        run_demo(self, console, out)
+
+
+def _tagger_provenance(spec: str) -> dict[str, Any]:
+    """Which tagger labelled the acts, with its recorded held-out figures when it has some."""
+    import json
+
+    from taiwa.benchmarks.da_distribution.tagging import DEFAULT, VOTES
+
+    if spec.startswith(VOTES):
+        return {"spec": spec, "kind": "crowd votes (seed 002 §3.3)"}
+    if spec == DEFAULT:
+        from taiwa.annotators.da_classifier import shipped_paths
+
+        meta = json.loads(shipped_paths()[1].read_text("utf-8"))
+        return {
+            "spec": spec,
+            "kind": "embedded classifier",
+            "held_out_macro_f1": meta["held_out_metrics"]["default"]["macro_f1"],
+            "training_data": meta["training_data"],
+        }
+    meta = json.loads((Path(spec) / "taiwa_da.json").read_text("utf-8"))
+    return {
+        "spec": spec,
+        "kind": "encoder (taiwa da train)",
+        "validation_macro_f1": meta.get("validation", {}).get("macro_f1", meta.get("macro_f1")),
+    }
+
+
+METHOD = DADistributionMethod()

@@ -151,9 +151,7 @@ def consistency(
     return Consistency(metric, n, full_a, full_b, repetitions, seed, tuple(points))
 
 
-def _mutual_information(
-    prev: np.ndarray, reply: np.ndarray, idx: np.ndarray, k: int
-) -> np.ndarray:
+def _mutual_information(prev: np.ndarray, reply: np.ndarray, idx: np.ndarray, k: int) -> np.ndarray:
     """I(prev; reply) per batch of indices ``idx``."""
     return mutual_information_rows(batch_counts(prev * k + reply, idx, k * k).reshape(-1, k, k))
 

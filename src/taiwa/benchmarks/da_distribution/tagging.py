@@ -1,0 +1,181 @@
+"""The ``tag`` stage: the dialogue act of every system's reply to a context, and of the context.
+
+Seed 002 labels acts by crowd votes (§3.3, §5.1) or by a classifier (§5.2); the ``tagger``
+role names which:
+
+- ``default``: the embedded classifier (:mod:`taiwa.annotators.da_classifier`, ``chitchat11``);
+- ``PATH``: an encoder fine-tuned by ``taiwa da train`` (:mod:`taiwa.annotators.da_encoder`);
+- ``votes:FILE``: crowd votes on the replies (:mod:`.votes`, aggregated by the §3.3 rule), the
+  reply of system ``S`` to context ``ID`` under the id ``ID/S`` (``ID/human`` for the human
+  reply) and the context itself under ``ID``; replies no act reached 2 votes for, and replies
+  without votes, stay untagged and are counted.
+
+The stage sees every system's reply to a context at once (``across_systems``), so a
+classifier tags them in one batch and a votes file can name the system. The act of the
+context comes from the test set's ``prev_act`` label (``-o prev_acts=labels``, the default),
+else from the tagger; the human reply's act from the tagger (``-o human_acts=tagger``, the same
+instrument for every system) or from the test set's ``reply_act`` label.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Protocol
+
+from taiwa.benchmarks.da_distribution.dataset import ContextItem
+from taiwa.errors import TaiwaError
+from taiwa.harness.method import HUMAN, Row, StageBase
+from taiwa.models.types import ChatRequest, ChatResponse
+from taiwa.schema import Taxonomy
+
+VOTES = "votes:"
+DEFAULT = "default"
+
+
+class Classifier(Protocol):
+    """What tags acts: (previous utterance, utterance) pairs → acts (a batch at a time)."""
+
+    name: str
+    acts: tuple[str, ...]
+
+    def tag_many(self, contexts: Sequence[str], replies: Sequence[str]) -> list[str]: ...
+
+
+@dataclass(frozen=True)
+class Labels:
+    """Acts adopted from crowd votes (§3.3) and what could not be labelled."""
+
+    acts: Mapping[str, str]
+    unlabelled: frozenset[str]
+    source: str
+
+    def reason(self, key: str) -> str:
+        return "no act reached 2 votes" if key in self.unlabelled else "no votes"
+
+
+def check_tagger(spec: str, taxonomy: Taxonomy, seed: int) -> Labels | Path | None:
+    """Validate ``--tagger`` before any model call: the votes (read and aggregated), the trained
+    encoder's directory, or ``None`` for the default classifier."""
+    if spec.startswith(VOTES):
+        from taiwa.benchmarks.da_distribution.votes import aggregate_votes, load_votes
+
+        if not spec[len(VOTES) :].strip():
+            raise TaiwaError("--tagger votes: names no file: give votes:FILE")
+        path = Path(spec[len(VOTES) :])
+        agg = aggregate_votes(load_votes(path, taxonomy), seed=seed)
+        return Labels(agg.labels, frozenset(agg.unlabelled), str(path))
+    if spec == DEFAULT:
+        if taxonomy.name != "chitchat11":
+            raise TaiwaError(
+                f"--tagger default labels chitchat11 acts, not {taxonomy.name}: give a trained "
+                "encoder (--tagger PATH) or crowd votes (--tagger votes:FILE)"
+            )
+        return None
+    from taiwa.io import path_kind
+
+    path = Path(spec)
+    if path_kind(path / "taiwa_da.json") != "file":
+        raise TaiwaError(
+            f"--tagger {spec}: expected default, votes:FILE or the directory of a `taiwa da "
+            "train` output (no taiwa_da.json there)"
+        )
+    return path
+
+
+def load_classifier(checked: Path | None, taxonomy: Taxonomy) -> Classifier:
+    """The classifier of a checked ``--tagger`` (the default or a trained encoder), its acts
+    checked against the taxonomy."""
+    if checked is None:
+        from taiwa.annotators.da_classifier import default_classifier
+
+        classifier: Classifier = default_classifier()
+    else:
+        from taiwa.annotators.da_encoder import EncoderTagger
+
+        classifier = EncoderTagger.load(checked)
+    unknown = [a for a in classifier.acts if taxonomy.canonical(a) is None]
+    if unknown:
+        raise TaiwaError(
+            f"tagger {classifier.name} has acts outside the {taxonomy.name} taxonomy: "
+            f"{', '.join(unknown[:5])} (set -o taxonomy=...)"
+        )
+    return classifier
+
+
+class TagStage(StageBase):
+    """Tags every system's reply to a context, and the context (row: ``prev_act``,
+    ``prev_from``, ``acts`` by system, ``untagged`` by system with the reason)."""
+
+    def __init__(
+        self,
+        checked: Labels | Path | None,
+        taxonomy: Taxonomy,
+        *,
+        prev_from_labels: bool,
+        human_from_labels: bool,
+    ) -> None:
+        super().__init__(name="tag", output="tags.jsonl", across_systems=True)
+        self.checked = checked
+        self.taxonomy = taxonomy
+        self.prev_from_labels = prev_from_labels
+        self.human_from_labels = human_from_labels
+
+    @cached_property
+    def classifier(self) -> Classifier:
+        if isinstance(self.checked, Labels):
+            raise TypeError("votes are not a classifier")
+        return load_classifier(self.checked, self.taxonomy)
+
+    def requests(self, sample: ContextItem, upstream: Any) -> Sequence[ChatRequest]:
+        return ()
+
+    def finish(
+        self,
+        sample: ContextItem,
+        upstream: Mapping[str, Mapping[str, Row]],
+        replies: Sequence[ChatResponse],
+    ) -> Row:
+        texts = {
+            system: str(up["generate"]["text"])
+            for system, up in upstream.items()
+            if "error" not in up["generate"]
+        }
+        acts: dict[str, str] = {}
+        untagged: dict[str, str] = {}
+        if self.human_from_labels and HUMAN in texts and sample.reply_act is not None:
+            acts[HUMAN] = sample.reply_act
+            del texts[HUMAN]
+        prev_act, prev_from = self._labelled_prev(sample)
+        if isinstance(self.checked, Labels):
+            labels = self.checked
+            for system in texts:
+                key = f"{sample.id}/{system}"
+                if key in labels.acts:
+                    acts[system] = labels.acts[key]
+                else:
+                    untagged[system] = labels.reason(key)
+            if prev_act is None and sample.id in labels.acts:
+                prev_act, prev_from = labels.acts[sample.id], "votes"
+        else:
+            systems = list(texts)
+            contexts = [sample.context] * len(systems)
+            utterances = [texts[s] for s in systems]
+            if prev_act is None:
+                contexts.append(sample.before_context)
+                utterances.append(sample.context)
+            tagged = self.classifier.tag_many(contexts, utterances)
+            acts.update(zip(systems, tagged, strict=False))
+            if prev_act is None:
+                prev_act, prev_from = tagged[-1], "tagger"
+        row: Row = {"prev_act": prev_act, "prev_from": prev_from, "acts": acts}
+        if untagged:
+            row["untagged"] = untagged
+        return row
+
+    def _labelled_prev(self, sample: ContextItem) -> tuple[str | None, str | None]:
+        if self.prev_from_labels and sample.prev_act is not None:
+            return sample.prev_act, "labels"
+        return None, None
