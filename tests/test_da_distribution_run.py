@@ -309,3 +309,32 @@ def test_registered_and_listed() -> None:
     assert m.seed == "002" and m.roles[0].name == "tagger"
     r = taiwa("run", "da-distribution", "--help")
     assert r.returncode == 0 and "consistency_sizes" in r.stdout and "votes:FILE" in r.stdout
+
+
+def test_the_finer_opinion_taxonomy(tmp_path: Path) -> None:
+    """Seed 002 App. A as a run: votes in chitchat16 (opinions by target × polarity); the
+    default classifier, trained on chitchat11, is refused for it."""
+    data = _contexts(tmp_path / "ctx.jsonl", 2)
+    data.write_text(data.read_text("utf-8").replace("身の回りに関する事実", "質問"), "utf-8")
+    votes = [
+        {"id": "c0/builtin:parrot", "votes": {"意見（対話相手・ポジティブ）": 3}},
+        {"id": "c1/builtin:parrot", "votes": {"Opinion/other/negative": 2, "質問": 1}},
+    ]
+    vf = tmp_path / "votes.jsonl"
+    vf.write_text("".join(json.dumps(v, ensure_ascii=False) + "\n" for v in votes), "utf-8")
+    common = ["-m", "builtin:parrot", "--data", str(data), "-o", "taxonomy=chitchat16", "-q"]
+    r = taiwa(
+        "run", "da-distribution", *common, "--tagger", f"votes:{vf}", "--out", str(tmp_path / "r")
+    )
+    assert r.returncode == 0, r.stderr
+    s = json.loads((tmp_path / "r" / "summary.json").read_text("utf-8"))
+    acts = s["systems"]["builtin:parrot"]["acts"]
+    assert len(acts) == 16
+    assert (
+        acts["意見（対話相手・ポジティブ）"]["count"]
+        == acts["意見（それ以外・ネガティブ）"]["count"]
+        == 1
+    )
+    assert s["systems"]["builtin:parrot"]["dae"]["value"] == pytest.approx(1.0)
+    r = taiwa("run", "da-distribution", *common, "--out", str(tmp_path / "r2"))
+    assert r.returncode == 2 and "labels chitchat11 acts, not chitchat16" in r.stderr

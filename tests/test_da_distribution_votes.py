@@ -13,9 +13,11 @@ import pytest
 from taiwa.benchmarks.da_distribution import consistency as cons
 from taiwa.benchmarks.da_distribution.consistency import consistency, write_curve_svg
 from taiwa.benchmarks.da_distribution.votes import (
+    OPINION,
     UtteranceVotes,
     aggregate_votes,
     load_votes,
+    refine,
 )
 from taiwa.io import InputError
 from taiwa.metrics.da_distribution import act_codes, batch_counts, dae, dami, entropy_rows
@@ -175,6 +177,46 @@ def test_table1_human_counts_give_dae_2_52(tmp_path: Path) -> None:
     assert sum(counts.values()) == 6708
     assert round(dae(agg.labels.values()), 2) == 2.52
     assert dae(agg.labels.values()) == pytest.approx(2.5215, abs=1e-4)
+
+
+# ---------------------------------------------------------------- App. A, Table 4
+
+# Seed 002 Table 4: opinions by target × polarity (counts and the printed percentages).
+TABLE4 = {
+    "human": ([1127, 320, 792, 308, 237, 181], [38, 11, 27, 10, 8, 6]),
+    "system": ([1467, 391, 648, 311, 151, 129], [47, 13, 21, 10, 5, 4]),
+}
+TABLE1_OPINION = {"human": 3116, "system": 3245}
+
+
+@pytest.mark.parametrize("side", ["human", "system"])
+def test_opinion_subtypes_reproduce_table_4(tmp_path: Path, side: str) -> None:
+    """Round 1 (chitchat11) labels Table 1's opinions; round 2 (opinion6, one pick each of 5
+    annotators) the Table 4 counts; the rest of round 1's opinions get no sub-type."""
+    sub_acts = load_taxonomy("opinion6").names
+    counts, percents = TABLE4[side]
+    n_opinion = TABLE1_OPINION[side]
+    first = [{"id": f"o{i}", "votes": {OPINION: 4, "質問": 1}} for i in range(n_opinion)]
+    first += [{"id": "g0", "votes": {"あいさつ": 5}}]
+    second, uid = [], 0
+    for act, count in zip(sub_acts, counts, strict=True):
+        other = sub_acts[(sub_acts.index(act) + 3) % 6]
+        for _ in range(count):
+            second.append({"id": f"o{uid}", "votes": {act: 3, other: 2}})
+            uid += 1
+    for _ in range(n_opinion - sum(counts)):  # five different picks: no sub-type has 2 votes
+        second.append({"id": f"o{uid}", "votes": {a: 1 for a in sub_acts[:5]}})
+        uid += 1
+    coarse = aggregate_votes(load_votes(_write(tmp_path / "r1.jsonl", first)))
+    fine = aggregate_votes(load_votes(_write(tmp_path / "r2.jsonl", second), "opinion6"))
+    merged = refine(coarse, fine)
+    table = merged.act_counts("chitchat16")
+    got = [table[a] for a in sub_acts]
+    assert got == counts
+    assert [round(100 * c / sum(got)) for c in got] == percents
+    assert table["あいさつ"] == 1
+    assert merged.n_unlabelled == n_opinion - sum(counts)  # 151 human, 148 system
+    assert all(uid.startswith("o") for uid in merged.unlabelled)
 
 
 # ---------------------------------------------------------------- §5.1 consistency

@@ -249,3 +249,26 @@ def test_missing_hf_says_what_to_install(
         require_hf()
     code, err = run_cli(capsys, "da", "train", "--base", str(tmp_path), "--out", str(tmp_path))
     assert code == 2 and "pip install 'taiwa[hf]'" in err and err.count("\n") == 1
+
+
+def test_a_trained_encoder_tags_a_da_distribution_run(
+    trained: tuple[Path, dict[str, Any]], tmp_path: Path
+) -> None:
+    """``--tagger PATH``: the encoder labels every reply and, without labels, the contexts."""
+    out, meta = trained
+    data = tmp_path / "ctx.jsonl"
+    rows = [{"id": f"c{k}", "context": f"昨日は{k}時まで起きてたよ"} for k in range(4)]
+    data.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
+    run = tmp_path / "run"
+    r = taiwa(
+        "run", "da-distribution", "-m", "builtin:parrot", "--tagger", str(out),
+        "--data", str(data), "--out", str(run), "--no-cache", "-q",
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    summary = json.loads((run / "summary.json").read_text("utf-8"))
+    assert summary["across"]["tagger"]["kind"] == "encoder (taiwa da train)"
+    assert summary["across"]["tagger"]["validation_macro_f1"] == meta["validation"]["macro_f1"]
+    assert summary["across"]["prev_acts"] == {"tagger": 4}
+    tags = [json.loads(x) for x in (run / "tags.jsonl").read_text("utf-8").splitlines()]
+    assert all(t["acts"]["builtin:parrot"] in meta["acts"] for t in tags)
+    assert summary["systems"]["builtin:parrot"]["tagged"] == 4

@@ -13,10 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from taiwa.io import InputError, index_by_id, read_records
-from taiwa.metrics import dae, dami, distinct, rouge_ja, wed, wlcs
+from taiwa.metrics import rouge_ja, wed, wlcs
+from taiwa.metrics.da_bootstrap import act_distribution, distinct_estimate
 from taiwa.metrics.da_steps import ImportanceWarning
 from taiwa.metrics.stats import Estimate, bootstrap_ci, majority_vote, mean_estimate
 from taiwa.schema import DASequenceRecord, TaggedReply, Taxonomy, TextRecord
+from taiwa.text.tokenizer import default_tokenizer
 
 
 @dataclass
@@ -130,16 +132,16 @@ def score_da_tag_file(path: str | Path, taxonomy: Taxonomy, *, seed: int = 0) ->
         )
     summary: dict[str, Any] = {}
     for system, recs in by_system.items():
-        acts = [r.act for r in recs if r.act is not None]
-        pairs = [(r.prev_act, r.act) for r in recs if r.prev_act is not None and r.act is not None]
-        row: dict[str, Any] = {
-            "dae": bootstrap_ci(acts, dae, seed=seed).as_dict(),
-            "dami": bootstrap_ci(pairs, dami, seed=seed).as_dict(),
-        }
+        d = act_distribution(
+            [str(r.act) for r in recs], [r.prev_act for r in recs], taxonomy.names, seed=seed
+        )
+        row: dict[str, Any] = {"dae": d.dae.as_dict(), "dami": d.dami.as_dict()}
         replies = [r.reply for r in recs if r.reply is not None]
         if replies:
-            row["distinct1"] = distinct(replies, 1)
-            row["distinct2"] = distinct(replies, 2)
+            tok = default_tokenizer()
+            tokens = [tok.tokenize(text) for text in replies]
+            row["distinct1"] = distinct_estimate(tokens, 1).as_dict()
+            row["distinct2"] = distinct_estimate(tokens, 2).as_dict()
             row["n_replies"] = len(replies)
         summary[system] = row
     notes = (

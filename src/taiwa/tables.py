@@ -80,7 +80,11 @@ def da_sequence_table(res: FileScores, title: str, metrics: tuple[str, ...]) -> 
 
 def da_distribution_table(res: FileScores, title: str, columns: tuple[str, ...]) -> Table:
     """Seed 002 Table 2 layout: one row per system with DAE / DAMI (bits) and Distinct."""
-    t = Table(title=title, title_justify="left", caption="DAE/DAMI in bits [95 % bootstrap CI]")
+    t = Table(
+        title=title,
+        title_justify="left",
+        caption="DAE/DAMI in bits [95 % CI: DAE bootstrap, DAMI and Distinct jackknife]",
+    )
     t.add_column("system", no_wrap=True)
     t.add_column("n", justify="right", no_wrap=True)
     for c in columns:

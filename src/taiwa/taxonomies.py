@@ -15,7 +15,7 @@ from taiwa.errors import TaiwaError
 from taiwa.io import InputError, parse_yaml, path_kind, read_yaml, shown_path
 from taiwa.schema import Taxonomy
 
-BUILTIN = ("assistant7", "chitchat11")
+BUILTIN = ("assistant7", "chitchat11", "chitchat16", "opinion6")
 
 
 def load_taxonomy(name_or_path: str | Path) -> Taxonomy:

@@ -13,8 +13,8 @@ from taiwa.tables import print_result
 
 SYSTEMS = ["builtin:parrot", "builtin:eliza", "demo", "human"]
 
-DEMO_LIMIT = 80
-"""Contexts in the demo run (the demo LLM answers 80 in about a minute on 2 cores)."""
+DEMO_LIMIT = 60
+"""Contexts in the demo run (the demo LLM answers 60 in about 70 s on 2 cores)."""
 
 
 def run_demo(method: Any, console: Console, out: Path) -> None:

@@ -33,6 +33,17 @@ def table2(summary: Mapping[str, Any]) -> Table:
     t.add_column("n", justify="right", no_wrap=True)
     for label in METRICS.values():
         t.add_column(label, justify="right")
+    tagger = summary["across"].get("tagger", {})
+    if tagger:
+        line = f"\nacts: {tagger['kind']} ({clip(tagger['spec'], 60)})"
+        agree = summary["across"].get("tagger_vs_human_labels")
+        if agree and agree.get("value") is not None:
+            line += (
+                f"; it gives the human replies the test set's label {100 * agree['value']:.0f}% "
+                f"[{100 * agree['ci_low']:.0f}, {100 * agree['ci_high']:.0f}] of the time "
+                f"(n={agree['n']})"
+            )
+        t.caption = f"{t.caption}{line}"
     for system, b in summary["systems"].items():
         n = f"{b.get('tagged', 0)}/{b.get('n', '–')}"
         t.add_row(clip(system), n, *(ci_cell(b.get(k)) for k in METRICS))

@@ -197,3 +197,29 @@ def aggregate_votes(
         else:
             labels[item.id] = winners[0]
     return Aggregation(labels, tied, tuple(unlabelled))
+
+
+OPINION = "意見"
+"""The chitchat11 act seed 002 App. A divides into six sub-types (``opinion6``)."""
+
+
+def refine(coarse: Aggregation, sub: Aggregation, parent: str = OPINION) -> Aggregation:
+    """Seed 002 App. A's two rounds as one labelling in the finer taxonomy (``chitchat16``).
+
+    Utterances the first round (``coarse``, chitchat11) labelled ``parent`` take the sub-type
+    the second round (``sub``, opinion6: 5 annotators pick one of six) adopted by the same
+    §3.3 rule; those it could not label (no sub-type with 2 votes, or not asked) become
+    unlabelled, and are reported as such. Every other label is kept."""
+    labels: dict[str, str] = {}
+    tied = {k: v for k, v in coarse.tied.items() if coarse.labels.get(k) != parent}
+    unlabelled = list(coarse.unlabelled)
+    for uid, act in coarse.labels.items():
+        if act != parent:
+            labels[uid] = act
+        elif uid in sub.labels:
+            labels[uid] = sub.labels[uid]
+            if uid in sub.tied:
+                tied[uid] = sub.tied[uid]
+        else:
+            unlabelled.append(uid)
+    return Aggregation(labels, tied, tuple(unlabelled))
