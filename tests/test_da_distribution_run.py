@@ -105,7 +105,10 @@ def test_consistency_curve_is_plotted(table2: Path) -> None:
     assert any("used [60, 120, 180] instead" in n for n in s["notes"])
     svg = (table2 / "consistency.svg").read_text("utf-8")
     assert svg.startswith("<?xml") and "<path" in svg and "batch size" in svg
-    assert s["files"] == ["consistency.svg"]
+    assert s["files"] == ["consistency.svg", "transitions.svg"]
+    heat = (table2 / "transitions.svg").read_text("utf-8")
+    assert heat.count("<image") == 3 or heat.count("clip-path") >= 3  # one map per system
+    assert "うなずき・おうむ返し" in heat and "builtin:eliza" in heat
 
 
 def test_human_acts_from_the_labels(tmp_path: Path) -> None:

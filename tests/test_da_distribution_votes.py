@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from taiwa.benchmarks.da_distribution import consistency as cons
-from taiwa.benchmarks.da_distribution.consistency import consistency, write_curve_svg
+from taiwa.benchmarks.da_distribution.consistency import consistency
+from taiwa.benchmarks.da_distribution.plots import write_curve_svg
 from taiwa.benchmarks.da_distribution.votes import (
     OPINION,
     UtteranceVotes,

@@ -172,7 +172,7 @@ class DADistributionMethod:
             agreement = s.human_label_agreement(c, reply_acts, setup.seed)
             if agreement is not None:
                 across["tagger_vs_human_labels"] = agreement
-        files = {}
+        files = {"transitions.svg": s.lift_writer(systems)}
         if len(systems) >= 2:
             block, curves, more = s.consistency_block(
                 c, order, o.consistency_sizes, o.consistency_repetitions, setup.seed

@@ -23,15 +23,12 @@ and entropies from the count matrix. DAE of a batch equals
 from __future__ import annotations
 
 import math
-import warnings
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Literal
 
 import numpy as np
 
-from taiwa.io import atomic_open
 from taiwa.metrics.da_distribution import (
     act_codes,
     batch_counts,
@@ -163,40 +160,3 @@ def _wilson(successes: int, n: int, z: float = 1.959963984540054) -> Estimate:
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
     return Estimate(p, max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half)), n)
-
-
-def write_curve_svg(curves: Mapping[str, Consistency], path: str | Path) -> None:
-    """Seed 002 Fig. 3 as an SVG: agreement (%) against batch size, one line per pair of
-    systems (``label → result``), with the 95 % intervals as error bars. Needs matplotlib
-    (imported here; the Agg canvas, no display); text stays text in the SVG. Written
-    atomically; missing directories are created."""
-    if not curves:
-        raise ValueError("no curves to plot")
-    from matplotlib import rc_context
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    with rc_context({"svg.fonttype": "none", "svg.hashsalt": "taiwa"}), warnings.catch_warnings():
-        # Japanese labels stay text in the SVG (the viewer's fonts draw them); matplotlib's own
-        # fonts only estimate their width for the layout, and warn for each missing glyph.
-        warnings.filterwarnings("ignore", message="Glyph .* missing from font")
-        fig = Figure(figsize=(5.0, 3.5))
-        FigureCanvasAgg(fig)
-        ax = fig.add_subplot()
-        for label, result in curves.items():
-            xs = [p.batch_size for p in result.points]
-            ys = [100 * p.agreement.value for p in result.points]
-            err = [
-                [100 * (p.agreement.value - p.agreement.low) for p in result.points],
-                [100 * (p.agreement.high - p.agreement.value) for p in result.points],
-            ]
-            ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=label)
-        metrics = {r.metric.upper() for r in curves.values()}
-        ax.set_xlabel("batch size")
-        ax.set_ylabel(f"{'/'.join(sorted(metrics))} ordering agrees with full set (%)")
-        ax.set_ylim(top=100.5)
-        ax.grid(alpha=0.3)
-        ax.legend()
-        fig.tight_layout()
-        with atomic_open(path, "wb") as fh:
-            fig.savefig(fh, format="svg", metadata={"Date": None})

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
@@ -179,13 +179,16 @@ def consistency_block(
     return {"metric": "dae", "pairs": pairs}, curves, notes
 
 
-def curve_writer(curves: Mapping[str, Consistency]) -> Any:
-    from taiwa.benchmarks.da_distribution.consistency import write_curve_svg
+def curve_writer(curves: Mapping[str, Consistency]) -> Callable[[Path], None]:
+    from taiwa.benchmarks.da_distribution.plots import write_curve_svg
 
-    def write(path: Path) -> None:
-        write_curve_svg(curves, path)
+    return lambda path: write_curve_svg(curves, path)
 
-    return write
+
+def lift_writer(blocks: Mapping[str, Mapping[str, Any]]) -> Callable[[Path], None]:
+    from taiwa.benchmarks.da_distribution.plots import write_lift_svg
+
+    return lambda path: write_lift_svg(blocks, path)
 
 
 def systems_texts(results: Results) -> dict[str, list[str]]:
