@@ -29,6 +29,7 @@ DIALOGUES = sample_path("cohesion/dialogues.jsonl")
 SCENARIOS = sample_path("da_response/scenarios.txt")
 CHITCHAT_TASKS = sample_path("chitchat/tasks.jsonl")
 DD_CONTEXTS = sample_path("da_distribution/contexts.jsonl")
+INTENT_ITEMS = sample_path("intent/items.jsonl")
 CHITCHAT_CORPUS = sample_path("chitchat/corpus.jsonl")
 
 IMPORTANCE = "steps[].importance"
@@ -428,6 +429,25 @@ RECORD_TARGETS: list[RecordTarget] = [
         ids=None,
         texts=("annotator", "acts[]"),
         lists=("acts",),
+        may_fail=True,
+    ),
+    RecordTarget(
+        "run intent --data",
+        lambda p, w: [
+            "run",
+            "intent",
+            "-m",
+            "builtin:random",
+            "-m",
+            "human",
+            "--data",
+            str(p),
+            *run_flags(w),
+        ],
+        first(INTENT_ITEMS, 3),
+        texts=("context", "core", "group", "options[]"),
+        lists=("options",),
+        numbers=("gold",),
         may_fail=True,
     ),
 ]

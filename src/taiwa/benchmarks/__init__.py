@@ -17,6 +17,7 @@ METHODS: dict[str, str] = {
     "chitchat": "taiwa.benchmarks.chitchat",
     "da-distribution": "taiwa.benchmarks.da_distribution",
     "cohesion": "taiwa.benchmarks.cohesion",
+    "intent": "taiwa.benchmarks.intent",
 }
 """Method name → the package whose ``METHOD`` implements :class:`taiwa.harness.method.Method`."""
 

@@ -4,6 +4,10 @@
 - ``eliza``: an ELIZA-style Japanese rule-based chatter in the spirit of seed 003's ELIZA-type
   agent: the first matching rule reflects the user's words back; else a random fallback.
 - ``fixed``: a fixed script of replies, whatever the input (line k for the k-th reply).
+- ``random``: a random guess at a multiple-choice question: one of the numbered options
+  (lines ``1. …``, ``2. …``) of the last user message, answered by its number, drawn from the
+  seed and the message (the chance baseline of seed 004's benchmark); without numbered lines,
+  one of the message's lines.
 """
 
 from __future__ import annotations
@@ -23,7 +27,9 @@ from taiwa.models.base import ConcurrentModel
 from taiwa.models.types import ChatRequest
 from taiwa.text.normalize import nfkc
 
-NAMES = ("parrot", "eliza", "fixed")
+NAMES = ("parrot", "eliza", "fixed", "random")
+
+_OPTION = re.compile(r"^\s*([0-9]{1,2})[.)．]\s*\S", re.M)
 
 
 def _data_bytes(name: str) -> bytes:
@@ -51,6 +57,16 @@ def eliza_rules() -> tuple[tuple[ElizaRule, ...], tuple[str, ...]]:
 def _rng(seed: int, text: str) -> random.Random:
     digest = hashlib.sha256(f"{seed}\x00{text}".encode()).digest()
     return random.Random(int.from_bytes(digest[:8], "big"))
+
+
+def random_choice(text: str, seed: int = 0) -> str:
+    """A seeded guess: the number of one numbered option of ``text`` (else one of its lines)."""
+    rng = _rng(seed, text)
+    numbers = _OPTION.findall(text)
+    if numbers:
+        return str(rng.choice(numbers))
+    lines = [x for x in text.splitlines() if x.strip()] or [text]
+    return rng.choice(lines)
 
 
 def eliza_reply(text: str, seed: int = 0) -> str:
@@ -89,5 +105,7 @@ class BuiltinModel(ConcurrentModel):
             return request.last_user_text
         if self.name == "eliza":
             return eliza_reply(request.last_user_text, request.params.seed)
+        if self.name == "random":
+            return random_choice(request.last_user_text, request.params.seed)
         turn = sum(1 for m in request.messages if m.role == "assistant")
         return self._script[(turn + request.params.seed) % len(self._script)]

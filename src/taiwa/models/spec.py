@@ -10,7 +10,7 @@ from taiwa.errors import TaiwaError
 from taiwa.models.base import ChatModel
 
 KINDS = ("openai", "gguf", "hf", "replay", "builtin")
-HELP = "openai:MODEL, gguf:PATH, hf:PATH, replay:FILE, builtin:parrot|eliza|fixed or demo"
+HELP = "openai:MODEL, gguf:PATH, hf:PATH, replay:FILE, builtin:parrot|eliza|fixed|random or demo"
 
 
 @dataclass(frozen=True)

@@ -1,41 +1,17 @@
-"""Seed 002's figures as SVG: the consistency curve (Fig. 3) and the transition-lift heatmaps
-(Fig. 2). Drawn with matplotlib (imported here; the Agg canvas, no display); text stays text in
-the SVG, so the viewer's fonts draw the Japanese act names. Written atomically."""
+"""Seed 002's figures as SVG (:func:`taiwa.charts.svg_figure`): the consistency curve (Fig. 3)
+and the transition-lift heatmaps (Fig. 2)."""
 
 from __future__ import annotations
 
 import math
-import warnings
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from taiwa.io import atomic_open
+from taiwa.charts import svg_figure
 
 if TYPE_CHECKING:
-    from matplotlib.figure import Figure
-
     from taiwa.benchmarks.da_distribution.consistency import Consistency
-
-
-@contextmanager
-def svg_figure(path: str | Path, width: float, height: float) -> Iterator[Figure]:
-    """A figure that is saved to ``path`` as SVG when the block ends."""
-    from matplotlib import rc_context
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    with rc_context({"svg.fonttype": "none", "svg.hashsalt": "taiwa"}), warnings.catch_warnings():
-        # matplotlib's own fonts only estimate the width of Japanese text for the layout, and
-        # warn for each missing glyph
-        warnings.filterwarnings("ignore", message="Glyph .* missing from font")
-        fig = Figure(figsize=(width, height))
-        FigureCanvasAgg(fig)
-        yield fig
-        fig.tight_layout()
-        with atomic_open(path, "wb") as fh:
-            fig.savefig(fh, format="svg", metadata={"Date": None})
 
 
 def write_curve_svg(curves: Mapping[str, Consistency], path: str | Path) -> None:

@@ -1,0 +1,141 @@
+"""``intent`` (seed 004): does a model read the intent a speaker implies, as the context changes it?
+
+generate → score. Each model answers seed 004's question (:mod:`.prompts`: B's context sentence,
+A's core sentence, the implied intents of the core sentence's contexts and 「該当なし」); the
+option is read from its answer by :func:`parse_answer` (:mod:`.parsing`; unparseable answers are
+counted and scored wrong) and scored against the gold label (:mod:`.scoring`). The summary is
+Table 1 (accuracy overall, on context-dependent and context-independent items, n and 95 % CI)
+and the stability analysis of §3.2 (Table 2, Fig. 1; :mod:`.stability`, ``stability.svg``).
+The benchmark file (:mod:`.dataset`) is built by ``taiwa build intent`` (:mod:`.builder`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from taiwa.benchmarks.intent.parsing import parse_answer
+from taiwa.harness.method import Results, Setup, Summary
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from taiwa.benchmarks.intent.dataset import IntentItem
+    from taiwa.harness.method import Role, Stage
+    from taiwa.models.types import ChatMessage
+
+
+class IntentOptions(BaseModel):
+    """Options of intent (``-o key=value``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    stability_step: int | None = Field(
+        None,
+        ge=1,
+        description="prefix sizes of the stability analysis: n = step, 2·step, … (default: 50 "
+        "from 500 items, about a tenth of a smaller benchmark)",
+    )
+    stability_threshold: float = Field(
+        0.02, gt=0, lt=1, description="the accuracy gap a prefix must stay below (seed 004: 0.02)"
+    )
+
+
+def messages(item: IntentItem) -> list[ChatMessage]:
+    """Seed 004 §2.3's question as one user message, then the answer instruction."""
+    from taiwa.benchmarks.intent.prompts import model_prompt
+    from taiwa.models.types import ChatMessage
+
+    return [ChatMessage(role="user", content=model_prompt(item.context, item.core, item.options))]
+
+
+class IntentMethod:
+    name = "intent"
+    seed = "004"
+    title = "implied intent under different contexts: multiple choice, dependent/independent split"
+    takes_systems = True
+    roles: tuple[Role, ...] = ()
+    options = IntentOptions
+
+    @property
+    def prompts(self) -> Mapping[str, str]:
+        from taiwa.benchmarks.intent.prompts import PROMPTS
+
+        return PROMPTS
+
+    def default_data(self) -> Path:
+        from taiwa.samples import sample_path
+
+        return sample_path("intent/items.jsonl")
+
+    def load(self, path: Path, options: IntentOptions) -> Iterator[IntentItem]:
+        from taiwa.benchmarks.intent.dataset import iter_items
+
+        return iter_items(path)
+
+    def reference(self, sample: IntentItem) -> str | None:
+        return sample.options[sample.gold]  # `human`: the annotators' majority answer
+
+    def stages(self, setup: Setup) -> list[Stage[Any]]:
+        from taiwa.benchmarks.intent.scoring import score_answer
+        from taiwa.harness.stages import GenerateStage, LocalStage
+
+        return [
+            GenerateStage(messages, setup.params),
+            LocalStage("score", score_answer, output="scores.jsonl"),
+        ]
+
+    def aggregate(self, samples: Iterable[Any], results: Results, setup: Setup) -> Summary:
+        from taiwa.benchmarks.intent.dataset import dependent_groups
+        from taiwa.benchmarks.intent.scoring import accuracy_block
+        from taiwa.benchmarks.intent.stability import stability
+
+        o: IntentOptions = setup.options
+        groups = {it.id: it.group for it in samples}
+        dependent_set = dependent_groups(samples)
+        dependent = {i: g in dependent_set for i, g in groups.items()}
+        systems: dict[str, dict[str, Any]] = {}
+        curves: dict[str, Any] = {}
+        for s in results.systems:
+            systems[s] = accuracy_block(results.ok("score", s), dependent, setup.seed)
+            correct = [bool(r["correct"]) for r in results.ok("score", s)]
+            if correct:
+                st = stability(
+                    correct, step=o.stability_step, threshold=o.stability_threshold, seed=setup.seed
+                )
+                systems[s]["stability"] = st.as_dict()
+                curves[s] = st
+        n_dep = sum(dependent.values())
+        across = {
+            "items": {"all": len(groups), "dependent": n_dep, "independent": len(groups) - n_dep},
+            "groups": {"all": len({*groups.values()}), "dependent": len(dependent_set)},
+        }
+        notes = [
+            f"{s}: {b['unparseable']} answer(s) named no single option (scored wrong)"
+            for s, b in systems.items()
+            if b["unparseable"]
+        ]
+        files = {}
+        if curves:
+            from taiwa.benchmarks.intent.plots import stability_writer
+
+            files["stability.svg"] = stability_writer(curves, o.stability_threshold)
+        return Summary(systems, across, notes, files)
+
+    def tables(self, summary: Mapping[str, Any]) -> list[Any]:
+        from taiwa.benchmarks.intent.tables import tables
+
+        return tables(summary)
+
+    def demo(self, console: Console, out: Path) -> None:
+        from taiwa.benchmarks.intent.demo import run_demo
+
+        run_demo(self, console, out)
+
+
+METHOD = IntentMethod()
+
+__all__ = ["METHOD", "IntentMethod", "IntentOptions", "parse_answer"]

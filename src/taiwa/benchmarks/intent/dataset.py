@@ -1,0 +1,87 @@
+"""The intent benchmark item (seed 004 §2): speaker B's context sentence, speaker A's core
+sentence, the implied-intent options and the gold label.
+
+One JSON object per line (JSONL, or CSV / Parquet with the same columns)::
+
+    {"id": "it-001", "group": "g18", "context": "こちらのお部屋、いかがでしょうか？",
+     "core": "ここ、日当たりがいいですね",
+     "options": ["この部屋を気に入った", "夏は暑くて大変そうだ", "鉢植えはここに置くとよい",
+                 "該当なし"],
+     "gold": 0, "votes": [0, 0, 0], "source": "taiwa-original"}
+
+``group`` names the core sentence: the items of one group share ``core`` and ``options`` (the
+intents written for each of its contexts, seed 004 §2.2, then 「該当なし」). ``gold`` indexes
+``options`` (adopted when 2 of the 3 annotators agree, §2.3); ``votes`` are the annotators'
+choices (indices). An item is context-dependent when its group has 2 or more distinct gold
+labels (§3.1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from taiwa.io import InputError, iter_records, unique_ids
+from taiwa.schema import NonBlank
+
+NONE_OF_THESE = "該当なし"
+"""The last option of every question (seed 004 §2.3)."""
+
+
+class IntentItem(BaseModel):
+    """One question of the benchmark (see the module docstring)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: NonBlank
+    group: NonBlank
+    context: NonBlank
+    core: NonBlank
+    options: list[NonBlank] = Field(min_length=2, max_length=26)
+    gold: int = Field(ge=0)
+    votes: list[int] = Field(default_factory=list)
+    source: str = ""
+
+    @model_validator(mode="after")
+    def _indices_in_options(self) -> IntentItem:
+        if self.gold >= len(self.options):
+            raise ValueError(f"gold {self.gold} is not an index of the {len(self.options)} options")
+        bad = [v for v in self.votes if not 0 <= v < len(self.options)]
+        if bad:
+            raise ValueError(f"votes {bad} are not indices of the {len(self.options)} options")
+        if len(set(self.options)) != len(self.options):
+            raise ValueError("options repeat")
+        return self
+
+
+def iter_items(path: str | Path) -> Iterator[IntentItem]:
+    """The items of ``path``, streamed; ids unique; the items of one group share its core
+    sentence (only each group's core and first line are kept)."""
+    return unique_ids(path, _same_core(path, iter_records(path, IntentItem)))
+
+
+def _same_core(
+    path: str | Path, records: Iterable[tuple[int, IntentItem]]
+) -> Iterator[tuple[int, IntentItem]]:
+    cores: dict[str, tuple[str, int]] = {}
+    for line, item in records:
+        core, first = cores.setdefault(item.group, (item.core, line))
+        if core != item.core:
+            raise InputError(
+                str(path),
+                line,
+                "core",
+                f"the core sentence of group {item.group!r} (line {first})",
+                item.core[:60],
+            )
+        yield line, item
+
+
+def dependent_groups(items: Iterable[IntentItem]) -> set[str]:
+    """Groups whose items have 2 or more distinct gold labels (seed 004 §3.1: 文脈依存事例)."""
+    golds: dict[str, set[str]] = {}
+    for it in items:
+        golds.setdefault(it.group, set()).add(it.options[it.gold])
+    return {g for g, labels in golds.items() if len(labels) >= 2}

@@ -1,0 +1,44 @@
+"""Scoring an answer and the accuracy table of seed 004 §3.1 (Table 1).
+
+An answer is correct when :func:`~taiwa.benchmarks.intent.parsing.parse_answer` reads the gold
+option from it; an unparseable answer is counted and scored wrong. Accuracy is reported over
+all items and split into context-dependent items (their core sentence's group has 2 or more
+distinct gold labels) and context-independent ones, each with n and a 95 % bootstrap CI.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from taiwa.benchmarks.intent.dataset import IntentItem
+from taiwa.benchmarks.intent.parsing import parse_answer
+from taiwa.harness.method import Row, Upstream
+from taiwa.metrics.stats import bootstrap_ci
+
+
+def score_answer(item: IntentItem, upstream: Upstream) -> Row:
+    """The score row of one reply: the option read from it (``None``: unparseable)."""
+    text = str(upstream["generate"]["text"])
+    choice = parse_answer(text, item.options)
+    return {"choice": choice, "gold": item.gold, "correct": choice == item.gold}
+
+
+def accuracy_block(
+    rows: Iterable[Mapping[str, Any]], dependent: Mapping[str, bool], seed: int
+) -> dict[str, Any]:
+    """Table 1's cells for one system: accuracy overall, on context-dependent and on
+    context-independent items (n, 95 % CI), and the unparseable answers."""
+    split: dict[str, list[float]] = {"all": [], "dependent": [], "independent": []}
+    unparsed = 0
+    for r in rows:
+        hit = float(bool(r["correct"]))
+        split["all"].append(hit)
+        split["dependent" if dependent[r["id"]] else "independent"].append(hit)
+        unparsed += r["choice"] is None
+    out: dict[str, Any] = {
+        f"accuracy_{k}" if k != "all" else "accuracy": bootstrap_ci(v, seed=seed).as_dict()
+        for k, v in split.items()
+    }
+    out["unparseable"] = unparsed
+    return out

@@ -1,0 +1,79 @@
+"""Terminal tables of intent: seed 004 Table 1 (models as rows) and Table 2 (the gap of each
+prefix size to the full accuracy)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rich.table import Table
+
+from taiwa.tables import ci_cell, clip
+
+
+def table1(summary: Mapping[str, Any]) -> Table:
+    """Seed 004 Table 1: accuracy on context-independent and context-dependent items, and
+    overall, with n and 95 % CIs; unparseable answers (scored wrong) and failures counted."""
+    items = summary["across"]["items"]
+    t = Table(
+        title="intent (seed 004 Table 1): accuracy by context dependence",
+        title_justify="left",
+        show_lines=True,
+        caption="95 % bootstrap CI below; an answer naming no single option is unparseable and "
+        "scored wrong; failed requests are not scored",
+    )
+    t.add_column("model", no_wrap=True, max_width=20, overflow="ellipsis")
+    t.add_column(f"文脈非依存\n(n={items['independent']})", justify="right")
+    t.add_column(f"文脈依存\n(n={items['dependent']})", justify="right")
+    t.add_column(f"全体\n(n={items['all']})", justify="right")
+    t.add_column("unparseable", justify="right")
+    t.add_column("failed", justify="right")
+    for system, b in summary["systems"].items():
+        t.add_row(
+            clip(system),
+            ci_cell(b.get("accuracy_independent")),
+            ci_cell(b.get("accuracy_dependent")),
+            ci_cell(b.get("accuracy")),
+            str(b.get("unparseable", 0)),
+            str(sum(b.get("failures", {}).values())),
+        )
+    return t
+
+
+def table2(summary: Mapping[str, Any]) -> Table | None:
+    """Seed 004 Table 2, one row per n (the models as columns, so that many sizes fit):
+    |accuracy on the first n items − full accuracy|, and the mean gap of random subsets of n."""
+    blocks = {s: b["stability"] for s, b in summary["systems"].items() if "stability" in b}
+    if not blocks:
+        return None
+    t = Table(
+        title="intent (seed 004 Table 2): gap to the full accuracy on the first n items",
+        title_justify="left",
+        caption="first n in the benchmark's order (shuffled when it was built); random: the mean "
+        "gap of 2,000 random subsets of n; stable from: the smallest n after which every gap "
+        "stays below the threshold",
+    )
+    t.add_column("n", justify="right", no_wrap=True)
+    for system in blocks:
+        t.add_column(f"{clip(system, 16)}\nfirst n", justify="right")
+        t.add_column("random", justify="right")
+    sizes = [p["n"] for p in next(iter(blocks.values()))["points"]]
+    for row, n in enumerate(sizes):
+        cells = []
+        for st in blocks.values():
+            p = st["points"][row]
+            cells += [f"{p['prefix_gap']:.3f}", f"{p['random_mean_gap']:.3f}"]
+        t.add_row(str(n), *cells)
+    stable = []
+    for st in blocks.values():
+        stable += ["–" if st["stable_from"] is None else f"n={st['stable_from']}", ""]
+    t.add_row("stable from", *stable, end_section=True)
+    return t
+
+
+def tables(summary: Mapping[str, Any]) -> list[Any]:
+    out: list[Any] = [table1(summary)]
+    t2 = table2(summary)
+    if t2 is not None:
+        out.append(t2)
+    return out
