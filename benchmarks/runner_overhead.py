@@ -1,6 +1,7 @@
 """Runner overhead: N requests against a local server with a fixed latency, at concurrency C.
 
     python benchmarks/runner_overhead.py [--requests 1000] [--latency 0.2] [--concurrency 64]
+                                         [--method prompts|intent]
 
 Prints wall time / ideal, where ideal = N x latency / C (the physical limit of the setup).
 Everything runs through the real path: runner, SQLite cache (a fresh one), taiwa's aiohttp
@@ -13,6 +14,10 @@ arrive in bunches, and every millisecond of CPU a request costs on either side d
 requests queued behind it; the server's share would be charged to the client measured. A
 full web framework (taiwa's own stub server, aiohttp.web) costs several times this one per
 request; ``--server stub`` measures with it instead, for comparison.
+
+``--method intent`` runs the intent benchmark's multiple-choice workload instead of plain
+prompts (the bundled items repeated under new ids up to ``--requests``: seed 004's question,
+answer parsing, scoring), the workload general harnesses also run.
 """
 
 from __future__ import annotations
@@ -147,29 +152,39 @@ async def sleeps_only(n: int, latency: float, concurrency: int) -> float:
     return time.perf_counter() - t0
 
 
+def _records(method: str, n: int) -> list[dict[str, object]]:
+    """``n`` items of ``method``: prompts, or the bundled intent items under new ids (each item
+    its own group, so the dataset stays valid however often an item repeats)."""
+    if method == "prompts":
+        return [{"id": f"q{i}", "prompt": f"質問{i}"} for i in range(n)]
+    from taiwa.samples import sample_path
+
+    lines = sample_path("intent/items.jsonl").read_text("utf-8").splitlines()
+    items = [json.loads(x) for x in lines if x.strip()]
+    return [{**items[i % len(items)], "id": f"q{i}", "group": f"g{i}"} for i in range(n)]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--requests", type=int, default=1000)
     ap.add_argument("--latency", type=float, default=0.2)
     ap.add_argument("--concurrency", type=int, default=64)
     ap.add_argument("--server", choices=["minimal", "stub"], default="minimal")
+    ap.add_argument("--method", choices=["prompts", "intent"], default="prompts")
     ap.add_argument("--serve", type=int, metavar="PORT", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.serve:
         serve(args.serve, args.latency)
         return
     with tempfile.TemporaryDirectory() as tmp:
-        data = Path(tmp) / "prompts.jsonl"
+        data = Path(tmp) / "items.jsonl"
+        records = _records(args.method, args.requests)
         data.write_text(
-            "".join(
-                json.dumps({"id": f"q{i}", "prompt": f"質問{i}"}, ensure_ascii=False) + "\n"
-                for i in range(args.requests)
-            ),
-            encoding="utf-8",
+            "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8"
         )
         with stub_process(args.latency, args.server) as url:
             cfg = RunConfig(
-                method="prompts",
+                method=args.method,
                 models=["openai:stub"],
                 base_url=url,
                 data=data,
@@ -189,7 +204,7 @@ def main() -> None:
     ideal = args.requests * args.latency / args.concurrency
     print(
         f"{args.requests} requests, latency {args.latency * 1000:.0f} ms, "
-        f"concurrency {args.concurrency}, {args.server} server"
+        f"concurrency {args.concurrency}, {args.server} server, method {args.method}"
     )
     [calls] = result.summary["calls"]
     print(f"failed samples {result.failures}, requests sent {calls['calls']}")
