@@ -864,3 +864,58 @@ def chitchat_cases() -> list[OptionCase]:
 def option_cases() -> list[OptionCase]:
     """Every option case, in a fixed order."""
     return _table_cases() + _output_cases() + SPECIAL + method_option_cases() + chitchat_cases()
+
+
+# ---------------------------------------------------------------------------- intent builder
+
+INTENT_CORPUS = Path(__file__).resolve().parents[2] / "src/taiwa/data/samples/intent/corpus.jsonl"
+
+
+def build_intent(w: Path) -> list[str]:
+    """``taiwa build intent`` with the parrot (every bad value is refused before any call)."""
+    return [
+        "build", "intent", "--corpus", str(INTENT_CORPUS), "-m", "builtin:parrot",
+        "--out", str(w / "intent"), "--cache-dir", str(w / "cache"),
+    ]  # fmt: skip
+
+
+def build_intent_import(w: Path) -> list[str]:
+    return ["build", "intent-import", str(w / "intent"), "--out", str(w / "items.jsonl")]
+
+
+BAD_VALUES += [
+    (
+        "build intent",
+        build_intent,
+        "--corpus",
+        ("/nonexistent.jsonl", "/", LONG_NAME, str(PROMPTS)),
+    ),
+    ("build intent", build_intent, "--model", ("bogus", "replay:/nonexistent.jsonl", "")),
+    ("build intent", build_intent, "--out", (UNWRITABLE, str(PROMPTS))),
+    ("build intent", build_intent, "--contexts", ("0", "11", "x")),
+    ("build intent", build_intent, "--per-dialogue", ("0", "21", "x")),
+    ("build intent", build_intent, "--filter", ("bogus", "", "LLM")),
+    ("build intent", build_intent, "--annotators", ("1", "27", "x")),
+    ("build intent", build_intent, "--seed", ("-1", "x", str(2**63))),
+    ("build intent", build_intent, "--limit", ("0", "-1", "x")),
+    ("build intent", build_intent, "--max-tokens", ("0", "x")),
+    ("build intent", build_intent, "--attempts", ("0", "11")),
+    ("build intent", build_intent, "--concurrency", ("0", "x")),
+    ("build intent", build_intent, "--cache-dir", ("/dev/null", UNWRITABLE)),
+    ("build intent-import", build_intent_import, "--out", ("/", UNWRITABLE + ".jsonl")),
+    ("build intent-import", build_intent_import, "--seed", ("-1", "x", str(2**63))),
+]
+SPECIAL.append(
+    OptionCase(
+        "build intent --base-url not a URL",
+        lambda w: [*build_intent(w), "-m", "openai:x", "--base-url", "not a url"],
+        ("base", "url", "URL"),
+    )
+)
+SPECIAL.append(
+    OptionCase(
+        "build intent-import directory missing",
+        lambda w: ["build", "intent-import", "/nonexistent", "--out", str(w / "i.jsonl")],
+        ("/nonexistent",),
+    )
+)

@@ -187,8 +187,8 @@ def build_intent_import(
     from taiwa.errors import TaiwaError
     from taiwa.io import check_writable, iter_records, unique_ids, write_json, write_jsonl
 
-    meta = out.with_name(out.stem + ".meta.json")
     check_writable(out, "--out")
+    meta = out.with_name(out.stem + ".meta.json")
     check_writable(meta, "--out")
     questions = list(
         unique_ids(directory / QUESTIONS, iter_records(directory / QUESTIONS, Question))
