@@ -16,7 +16,8 @@ import pytest
 from taiwa.benchmarks.intent.builder import Question
 from taiwa.benchmarks.intent.builder_prompts import parse_candidates, parse_contexts, parse_verdict
 from taiwa.benchmarks.intent.dataset import NONE_OF_THESE, iter_items
-from taiwa.benchmarks.intent.sheets import aggregate, question_text
+from taiwa.benchmarks.intent.prompts import question_text
+from taiwa.benchmarks.intent.sheets import aggregate
 from taiwa.cli import main
 from taiwa.samples import sample_path
 from taiwa.stub_server import StubState, serve

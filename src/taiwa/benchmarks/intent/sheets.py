@@ -6,9 +6,10 @@ the Japanese), one row per question::
 
     id, question, option1, …, option4, answer
 
-``question`` is the seed's question text (§2.3: 以下の対話文を読んで… 【対話文】 B: … A: …
-【質問】 … 【選択肢】 with the options numbered); ``answer`` is left empty for the number of the
-chosen option (1 … k). The annotators work independently (§2.3: 3 per item).
+``question`` is the seed's question text, the one the models get
+(:func:`~taiwa.benchmarks.intent.prompts.question_text`: §2.3, 以下の対話文を読んで…
+【対話文】 B: … A: … 【質問】 … 【選択肢】 with the options numbered); ``answer`` is left
+empty for the number of the chosen option (1 … k). The annotators work independently (§2.3: 3 per item).
 
 On import every sheet must answer every question exactly once with an option number; anything
 else is an :class:`~taiwa.errors.InputError` naming the file, the row (as a spreadsheet shows
@@ -26,30 +27,13 @@ from pathlib import Path
 
 from taiwa.benchmarks.intent.builder import MAX_OPTIONS, Question
 from taiwa.benchmarks.intent.dataset import IntentItem
+from taiwa.benchmarks.intent.prompts import question_text
 from taiwa.errors import InputError, TaiwaError
 from taiwa.io import CSV_FIELD_CHARS, atomic_open, decoded_lines, require_file, shown
 from taiwa.text.normalize import nfkc
 
 ANNOTATORS = 3
 """Annotators per item (seed 004 §2.3)."""
-
-QUESTION = """以下の対話文を読んで、その後の質問に答えてください。
-
-【対話文】
-B: {context}
-A: {core}
-
-【質問】
-発話者 A は、「{core}」と言うことによって、以下のどのような意図を伝えていると感じましたか？もっともよく当てはまると感じたものを選んでください。
-
-【選択肢】
-{options}"""  # noqa: E501
-
-
-def question_text(context: str, core: str, options: Sequence[str]) -> str:
-    """The seed's question (§2.3) with the options numbered 1 … k."""
-    numbered = "\n".join(f"{k}. {o}" for k, o in enumerate(options, start=1))
-    return QUESTION.format(context=context, core=core, options=numbered)
 
 
 def sheet_name(k: int) -> str:
