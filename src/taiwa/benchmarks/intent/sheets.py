@@ -9,7 +9,8 @@ the Japanese), one row per question::
 ``question`` is the seed's question text, the one the models get
 (:func:`~taiwa.benchmarks.intent.prompts.question_text`: §2.3, 以下の対話文を読んで…
 【対話文】 B: … A: … 【質問】 … 【選択肢】 with the options numbered); ``answer`` is left
-empty for the number of the chosen option (1 … k). The annotators work independently (§2.3: 3 per item).
+empty for the number of the chosen option (1 … k). The annotators work independently (§2.3:
+3 per item).
 
 On import every sheet must answer every question exactly once with an option number; anything
 else is an :class:`~taiwa.errors.InputError` naming the file, the row (as a spreadsheet shows
