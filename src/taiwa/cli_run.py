@@ -90,7 +90,8 @@ def register(app: typer.Typer, console: Console) -> None:
         for name in method_names():
             m = get_method(name)
             roles = (["system: --model"] if m.takes_systems else []) + [
-                f"{r.name}={r.default or '(required)'}" for r in m.roles
+                f"{r.name}={r.default or ('(required)' if r.required else '(optional)')}"
+                for r in m.roles
             ]
             opts = [f"{n}={d}" for n, d, _ in describe_options(m.options)]
             t.add_row(
