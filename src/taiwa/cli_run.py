@@ -70,6 +70,18 @@ def _allowed(spec: str | None, total: int) -> float:
     return value
 
 
+def _comma_specs(value: str | None) -> list[str]:
+    """``--models A,B``: the SPECs, each non-empty."""
+    from taiwa.errors import TaiwaError
+
+    if value is None:
+        return []
+    specs = [part.strip() for part in value.split(",")]
+    if not all(specs):
+        raise TaiwaError(f"--models {value[:80]!r}: an empty SPEC (expected SPEC,SPEC,...)")
+    return specs
+
+
 def register(app: typer.Typer, console: Console) -> None:
     """Add ``run`` and ``list`` to the root command."""
 
@@ -112,6 +124,10 @@ def register(app: typer.Typer, console: Console) -> None:
             typer.Option(
                 "--model", "-m", help=f"A system under test (repeatable): {MODEL_HELP}, or human."
             ),
+        ] = None,
+        models: Annotated[
+            str | None,
+            typer.Option(help="Several systems at once: SPEC,SPEC,... (the same as -m each)."),
         ] = None,
         role: Annotated[
             list[str] | None, typer.Option("--role", help="A helper role: NAME=SPEC (repeatable).")
@@ -194,7 +210,7 @@ def register(app: typer.Typer, console: Console) -> None:
                 roles[name] = value
         overrides = {
             "method": method,
-            "models": model or [],
+            "models": [*(model or []), *_comma_specs(models)],
             "roles": roles,
             "options": parse_assignments(option or [], "-o"),
             "data": data,

@@ -269,6 +269,8 @@ BAD_VALUES: list[tuple[str, Command, str, tuple[str, ...]]] = [
         ("judge=bogus", "judge=human", "judge=", "annotator=offline"),
     ),
     ("run chitchat", run_cc, "--data", (str(CHITCHAT_CORPUS), str(PROMPTS), "/")),
+    ("run", run_prompts, "--models", ("", ",", "bogus,builtin:parrot", "builtin:parrot,,x")),
+    ("run", run_prompts, "--models", ("builtin:parrot," + LONG_SPEC, "builtin:parrot")),
     ("run da-distribution", run_dd3, "--tagger", ("bogus", "openai:x", "human", "", LONG_SPEC)),
     ("run da-distribution", run_dd3, "--tagger", ("votes:", "votes:/nonexistent.jsonl", "/")),
     ("run da-distribution", run_dd3, "--tagger", (str(PROMPTS), "votes:" + LONG_NAME)),
@@ -298,6 +300,7 @@ NAMES: dict[str, tuple[str, ...]] = {
     "--corpus": ("corpus", "/: expected an existing file"),
     "--data": ("data", "/: expected an existing file"),
     "--tagger": ("tagger", "/nonexistent", "bogus", "votes"),
+    "--models": ("models", "model", "spec", "bogus", "builtin:parrot"),
     "--base": ("base", "model directory"),
     "--out": ("out",),
 }
