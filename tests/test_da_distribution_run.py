@@ -39,7 +39,7 @@ def table2(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The bundled test set answered by parrot, ELIZA and the human replies (CLI, as a user)."""
     out = tmp_path_factory.mktemp("dd") / "run"
     r = taiwa(
-        "run", "da-distribution", "-m", "builtin:parrot", "-m", "builtin:eliza", "-m", "human",
+        "run", "da-distribution", "-m", "builtin:parrot", "--models", "builtin:eliza,human",
         "--out", str(out), "--no-cache", "-q", "-o", "consistency_repetitions=500",
     )  # fmt: skip
     assert r.returncode == 0, r.stderr
