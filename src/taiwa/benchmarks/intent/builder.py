@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from taiwa.benchmarks.intent.builder_prompts import (
     contexts_prompt,
@@ -41,7 +41,7 @@ from taiwa.benchmarks.intent.builder_prompts import (
     parse_candidates,
     parse_contexts,
 )
-from taiwa.benchmarks.intent.dataset import NONE_OF_THESE, IntentItem
+from taiwa.benchmarks.intent.dataset import NONE_OF_THESE, IntentItem, QuestionBase
 from taiwa.llm_json import JsonOutcome, generate_json
 from taiwa.models.base import ChatModel
 from taiwa.models.types import ChatMessage, ChatRequest, GenerationParams
@@ -105,18 +105,16 @@ class Candidate(BaseModel):
     dropped: str | None = None
 
 
-class Question(BaseModel):
+class Question(QuestionBase):
     """A question before annotation: one line of ``questions.jsonl`` (module docstring)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    id: NonBlank
-    group: NonBlank
-    context: NonBlank
-    core: NonBlank
-    options: list[NonBlank] = Field(min_length=2, max_length=26)
     intended: int = Field(ge=0)
-    source: str = ""
+    """The option the model wrote for this context: a hint, not the gold label."""
+
+    @model_validator(mode="after")
+    def _intended_in_options(self) -> Question:
+        self._check_index("intended", self.intended)
+        return self
 
 
 @dataclass(frozen=True)

@@ -30,8 +30,9 @@ NONE_OF_THESE = "該当なし"
 """The last option of every question (seed 004 §2.3)."""
 
 
-class IntentItem(BaseModel):
-    """One question of the benchmark (see the module docstring)."""
+class QuestionBase(BaseModel):
+    """What every question has, before and after annotation: B's context sentence, A's core
+    sentence and the options (unique) of its group."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -40,19 +41,31 @@ class IntentItem(BaseModel):
     context: NonBlank
     core: NonBlank
     options: list[NonBlank] = Field(min_length=2, max_length=26)
-    gold: int = Field(ge=0)
-    votes: list[int] = Field(default_factory=list)
     source: str = ""
 
     @model_validator(mode="after")
+    def _distinct_options(self) -> QuestionBase:
+        if len(set(self.options)) != len(self.options):
+            raise ValueError("options repeat")
+        return self
+
+    def _check_index(self, name: str, value: int) -> None:
+        if value >= len(self.options):
+            raise ValueError(f"{name} {value} is not an index of the {len(self.options)} options")
+
+
+class IntentItem(QuestionBase):
+    """One question of the benchmark (see the module docstring)."""
+
+    gold: int = Field(ge=0)
+    votes: list[int] = Field(default_factory=list)
+
+    @model_validator(mode="after")
     def _indices_in_options(self) -> IntentItem:
-        if self.gold >= len(self.options):
-            raise ValueError(f"gold {self.gold} is not an index of the {len(self.options)} options")
+        self._check_index("gold", self.gold)
         bad = [v for v in self.votes if not 0 <= v < len(self.options)]
         if bad:
             raise ValueError(f"votes {bad} are not indices of the {len(self.options)} options")
-        if len(set(self.options)) != len(self.options):
-            raise ValueError("options repeat")
         return self
 
 
