@@ -15,10 +15,9 @@ import pytest
 
 from cli import taiwa
 from taiwa.annotators.da_classifier import DAClassifier, load_examples, taxonomy_acts
-from taiwa.annotators.da_encoder import (
-    EncoderTagger,
+from taiwa.annotators.da_encoder import EncoderTagger, require_hf
+from taiwa.annotators.da_encoder_train import (
     read_training_data,
-    require_hf,
     split_examples,
     train_encoder,
     validate,

@@ -109,7 +109,8 @@ def train_command(
     """Fine-tune a local transformers encoder as a chitchat11 dialogue-act classifier (seed 002
     §5.2): 4:1 train/validation split, acts upsampled to the largest, the epoch with the lowest
     validation cross-entropy kept. Nothing is downloaded."""
-    from taiwa.annotators.da_encoder import read_training_data, require_hf, train_encoder
+    from taiwa.annotators.da_encoder import require_hf
+    from taiwa.annotators.da_encoder_train import read_training_data, train_encoder
 
     require_hf()
     examples, sha = read_training_data(data)
