@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -18,9 +18,6 @@ from rich.table import Table
 
 from taiwa.models.spec import HELP as MODEL_HELP
 from taiwa.tables import print_result
-
-if TYPE_CHECKING:
-    pass
 
 ROLE_SHORTHANDS = ("annotator", "judge", "tagger", "asr")
 """Role names with their own flag (any other role: ``--role NAME=SPEC``)."""

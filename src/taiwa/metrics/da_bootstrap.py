@@ -23,7 +23,7 @@ from taiwa.metrics.da_distribution import (
     mutual_information_rows,
     resampled_counts,
 )
-from taiwa.metrics.stats import N_RESAMPLES, Estimate, percentile_estimate
+from taiwa.metrics.stats import N_RESAMPLES, Z95, Estimate, percentile_estimate
 
 
 @dataclass(frozen=True)
@@ -144,7 +144,7 @@ def dami_jackknife(joint: np.ndarray) -> tuple[Estimate, float]:
     loo = np.maximum(0.0, np.log2(n1) - (sr + sc - sj) / n1)
     mean = float((loo * cell).sum() / m)
     var = float((m - 1) / m * (cell * (loo - mean) ** 2).sum())
-    half = 1.959963984540054 * var**0.5
+    half = Z95 * var**0.5
     bias = (m - 1) * (mean - point)
     return Estimate(point, max(0.0, point - half), point + half, m), float(bias)
 
@@ -180,7 +180,7 @@ def distinct_estimate(tokens: Sequence[Sequence[str]], n: int) -> Estimate:
     se = float(np.sqrt((replies - 1) / replies * ((loo - loo.mean()) ** 2).sum()))
     return Estimate(
         point,
-        max(0.0, point - 1.959963984540054 * se),
-        min(1.0, point + 1.959963984540054 * se),
+        max(0.0, point - Z95 * se),
+        min(1.0, point + Z95 * se),
         replies,
     )

@@ -22,6 +22,9 @@ H = TypeVar("H", bound=Hashable)
 N_RESAMPLES = 2000
 """Default number of bootstrap resamples."""
 
+Z95 = 1.959963984540054
+"""The standard normal quantile of a two-sided 95 % interval."""
+
 
 @dataclass(frozen=True)
 class Estimate:

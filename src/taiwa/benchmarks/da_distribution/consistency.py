@@ -37,7 +37,7 @@ from taiwa.metrics.da_distribution import (
     entropy_rows,
     mutual_information_rows,
 )
-from taiwa.metrics.stats import Estimate
+from taiwa.metrics.stats import Z95, Estimate
 
 BATCH_SIZES = (500, 1000, 1500, 2000)
 """Seed 002 §5.1's batch sizes."""
@@ -153,7 +153,7 @@ def _mutual_information(prev: np.ndarray, reply: np.ndarray, idx: np.ndarray, k:
     return mutual_information_rows(batch_counts(prev * k + reply, idx, k * k).reshape(-1, k, k))
 
 
-def _wilson(successes: int, n: int, z: float = 1.959963984540054) -> Estimate:
+def _wilson(successes: int, n: int, z: float = Z95) -> Estimate:
     """A proportion with its Wilson score interval: a Monte-Carlo share of n draws, where the
     percentile bootstrap would collapse to [1, 1] at full agreement."""
     p = successes / n
