@@ -27,12 +27,14 @@ import asyncio
 import contextlib
 import json
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import cast
 
 from taiwa.harness.config import RunConfig
 from taiwa.harness.runner import run
@@ -58,8 +60,7 @@ class _Responder(asyncio.Protocol):
         self.transport: asyncio.Transport | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        self.transport = cast(asyncio.Transport, transport)  # uvloop's is not a subclass
 
     def data_received(self, data: bytes) -> None:
         self.buffer += data
@@ -85,6 +86,10 @@ class _Responder(asyncio.Protocol):
 
 
 def serve(port: int, latency: float) -> None:
+    """Serve until killed, on uvloop when it is installed (a dev dependency): its timers fire
+    about 1 ms late on this VM, asyncio's about 2 ms, and the lateness of the server's timers
+    adds to every round of requests, for the bare client and the runner alike."""
+
     async def main() -> None:
         loop = asyncio.get_running_loop()
         server = await loop.create_server(
@@ -92,7 +97,12 @@ def serve(port: int, latency: float) -> None:
         )
         await server.serve_forever()
 
-    asyncio.run(main())
+    try:
+        import uvloop
+    except ImportError:
+        asyncio.run(main())
+    else:
+        uvloop.run(main())
 
 
 @contextlib.contextmanager
@@ -118,24 +128,23 @@ def stub_process(latency: float, server: str = "minimal") -> Iterator[str]:
         proc.wait(10)
 
 
-async def raw_aiohttp(n: int, latency: float, concurrency: int, server: str) -> float:
-    """The same requests with a bare aiohttp session: what the machine and server allow."""
+async def raw_aiohttp(url: str, bodies: list[bytes], concurrency: int) -> float:
+    """The same request bodies with a bare aiohttp session: what the machine and server allow."""
     import aiohttp
 
     sem = asyncio.Semaphore(concurrency)
-    with stub_process(latency, server) as url:
-        async with aiohttp.ClientSession() as session:
+    headers = {"Content-Type": "application/json"}
+    async with aiohttp.ClientSession(headers=headers) as session:
 
-            async def one(i: int) -> str:
-                body = {"model": "stub", "messages": [{"role": "user", "content": f"質問{i}"}]}
-                async with sem, session.post(f"{url}/chat/completions", json=body) as resp:
-                    data = await resp.json()
-                return str(data["choices"][0]["message"]["content"])
+        async def one(body: bytes) -> str:
+            async with sem, session.post(f"{url}/chat/completions", data=body) as resp:
+                data = json.loads(await resp.read())
+            return str(data["choices"][0]["message"]["content"])
 
-            await asyncio.gather(*(one(i) for i in range(20)))
-            t0 = time.perf_counter()
-            await asyncio.gather(*(one(i) for i in range(n)))
-            return time.perf_counter() - t0
+        await asyncio.gather(*(one(b) for b in bodies[:20]))
+        t0 = time.perf_counter()
+        await asyncio.gather(*(one(b) for b in bodies))
+        return time.perf_counter() - t0
 
 
 async def sleeps_only(n: int, latency: float, concurrency: int) -> float:
@@ -164,6 +173,52 @@ def _records(method: str, n: int) -> list[dict[str, object]]:
     return [{**items[i % len(items)], "id": f"q{i}", "group": f"g{i}"} for i in range(n)]
 
 
+def _bodies(cfg: RunConfig) -> tuple[list[bytes], list[dict[str, str]]]:
+    """The chat-completion bodies the runner sends for ``cfg``'s first stage (the same messages
+    and parameters), for the bare client; and each sample's user message with its reference
+    reply, for the other harnesses."""
+    from taiwa.harness.runner import prepare
+    from taiwa.models.openai_compat import _dumps, _message
+
+    plan = prepare(cfg)
+    stage = plan.stages[0]
+    bodies, items = [], []
+    for sample in plan.samples:
+        for req in stage.requests(sample, {}):
+            body = {
+                "model": "stub",
+                "messages": [_message(m) for m in req.messages],
+                "temperature": req.params.temperature,
+                "max_tokens": req.params.max_tokens,
+                "seed": req.params.seed,
+            }
+            bodies.append(_dumps(body))
+            prompt = "\n".join(m.text for m in req.messages if m.role == "user")
+            target = plan.method.reference(sample) or ""
+            items.append({"id": req.id, "prompt": prompt, "target": target})
+    return bodies, items
+
+
+def other_harness(
+    which: str, python: str, items: list[dict[str, str]], url: str, concurrency: int, repeat: int
+) -> list[float]:
+    """Wall seconds of ``repeat`` runs of ``items`` through another harness (its own venv's
+    ``python`` runs ``other_harnesses.py``); fails loudly when it lost or failed samples."""
+    with tempfile.NamedTemporaryFile("w", suffix=".jsonl", encoding="utf-8") as fh:
+        fh.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in items)
+        fh.flush()
+        driver = Path(__file__).with_name("other_harnesses.py")
+        args = [python, str(driver), which, fh.name, url, str(concurrency), str(repeat)]
+        proc = subprocess.run(args, capture_output=True, text=True, check=False)
+    lines = proc.stdout.strip().splitlines()
+    if proc.returncode or not lines:
+        sys.exit(f"{which} failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
+    got = json.loads(lines[-1])
+    if got["samples"] != len(items) or got["errors"]:
+        sys.exit(f"{which}: {got['samples']} samples of {len(items)}, {got['errors']} errors")
+    return [float(w) for w in got["walls"]]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--requests", type=int, default=1000)
@@ -171,11 +226,16 @@ def main() -> None:
     ap.add_argument("--concurrency", type=int, default=64)
     ap.add_argument("--server", choices=["minimal", "stub"], default="minimal")
     ap.add_argument("--method", choices=["prompts", "intent"], default="prompts")
+    ap.add_argument("--repeat", type=int, default=5, help="timed runs of each path (median shown)")
+    ap.add_argument("--inspect", metavar="PYTHON", help="an interpreter with inspect-ai installed")
+    ap.add_argument("--lm-eval", metavar="PYTHON", help="an interpreter with lm-eval installed")
     ap.add_argument("--serve", type=int, metavar="PORT", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.serve:
         serve(args.serve, args.latency)
         return
+    walls: dict[str, list[float]] = {"floor": [], "raw": [], "runner": []}
+    parts: list[dict[str, float]] = []
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "items.jsonl"
         records = _records(args.method, args.requests)
@@ -193,31 +253,58 @@ def main() -> None:
                 concurrency=args.concurrency,
                 max_tokens=16,
             )
-            # Warm-up (imports, first connections) on a separate run, then the timed run.
+            bodies, items = _bodies(cfg)
+            # Warm-up (imports, first connections) on a separate run, then the timed runs,
+            # the paths taking turns so that a slow spell of the machine hits them alike.
             warm = {"limit": 20, "out": Path(tmp) / "warm", "cache_dir": Path(tmp) / "warm-cache"}
             run(cfg.model_copy(update=warm), show_progress=False)
-            t0 = time.perf_counter()
-            result = run(cfg, show_progress=False)
-            wall = time.perf_counter() - t0
-    raw = asyncio.run(raw_aiohttp(args.requests, args.latency, args.concurrency, args.server))
-    floor = asyncio.run(sleeps_only(args.requests, args.latency, args.concurrency))
+            for i in range(args.repeat):
+                floor = sleeps_only(args.requests, args.latency, args.concurrency)
+                walls["floor"].append(asyncio.run(floor))
+                walls["raw"].append(asyncio.run(raw_aiohttp(url, bodies, args.concurrency)))
+                fresh = {"out": Path(tmp) / f"run{i}", "cache_dir": Path(tmp) / f"cache{i}"}
+                t0 = time.perf_counter()
+                result = run(cfg.model_copy(update=fresh), show_progress=False)
+                walls["runner"].append(time.perf_counter() - t0)
+                parts.append(result.summary["seconds"])
+            others = {
+                name: other_harness(key, python, items, url, args.concurrency, args.repeat)
+                for name, key, python in [
+                    ("inspect-ai (same items, server, concurrency)", "inspect", args.inspect),
+                    ("lm-evaluation-harness (local-chat-completions)", "lm-eval", args.lm_eval),
+                ]
+                if python
+            }
     ideal = args.requests * args.latency / args.concurrency
     print(
         f"{args.requests} requests, latency {args.latency * 1000:.0f} ms, "
-        f"concurrency {args.concurrency}, {args.server} server, method {args.method}"
+        f"concurrency {args.concurrency}, {args.server} server, method {args.method}, "
+        f"median of {args.repeat} runs"
     )
     [calls] = result.summary["calls"]
     print(f"failed samples {result.failures}, requests sent {calls['calls']}")
     rows = [
-        ("ideal: N x latency / concurrency", ideal),
-        ("timers only: asyncio.sleep, no network", floor),
-        ("bare aiohttp client, no SDK, no cache (lower bound)", raw),
-        ("taiwa runner (aiohttp client, cache, stages, files)", wall),
+        ("ideal: N x latency / concurrency", [ideal]),
+        ("timers only: asyncio.sleep, no network", walls["floor"]),
+        ("bare aiohttp client, same bodies, no cache", walls["raw"]),
+        ("taiwa runner (aiohttp client, cache, stages, files)", walls["runner"]),
+        *others.items(),
     ]
-    print(f"{'path':52s} {'wall s':>7s} {'wall/ideal':>10s}")
-    for name, t in rows:
-        print(f"{name:52s} {t:7.2f} {t / ideal:10.3f}")
+    print(f"{'path':52s} {'wall s':>7s} {'wall/ideal':>10s} {'min':>6s} {'max':>6s}")
+    for name, ts in rows:
+        m = statistics.median(ts)
+        lo, hi = min(ts) / ideal, max(ts) / ideal
+        print(f"{name:52s} {m:7.2f} {m / ideal:10.3f} {lo:6.3f} {hi:6.3f}")
     print("target for the runner: <= 1.10")
+    if others:
+        name, fastest = min(others.items(), key=lambda kv: statistics.median(kv[1]))
+        ratio = statistics.median(walls["runner"]) / statistics.median(fastest)
+        print(f"taiwa / the faster other harness ({name.split(' ')[0]}): {ratio:.3f} (goal <= 0.8)")
+    stages = [k for k in parts[0] if k != "total"]
+    medians = {k: statistics.median(p[k] for p in parts) for k in stages}
+    rest = statistics.median(walls["runner"]) - sum(medians.values())
+    shown = ", ".join(f"{k} {v:.3f}" for k, v in medians.items())
+    print(f"runner, median seconds: {shown}; load, checks and writing {rest:.3f}")
 
 
 if __name__ == "__main__":

@@ -17,8 +17,17 @@ if TYPE_CHECKING:
 
 
 @contextmanager
-def svg_figure(path: str | Path, width: float, height: float) -> Iterator[Figure]:
-    """A figure that is saved to ``path`` as SVG when the block ends."""
+def svg_figure(
+    path: str | Path,
+    width: float,
+    height: float,
+    margins: tuple[float, float, float, float] | None = None,
+) -> Iterator[Figure]:
+    """A figure that is saved to ``path`` as SVG when the block ends.
+
+    ``margins`` (left, bottom, right, top as figure fractions) place the axes directly: one
+    draw instead of two, half the time of the automatic layout used without them (which fits
+    long tick labels, e.g. a heatmap's act names)."""
     from matplotlib import rc_context
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
@@ -30,6 +39,10 @@ def svg_figure(path: str | Path, width: float, height: float) -> Iterator[Figure
         fig = Figure(figsize=(width, height))
         FigureCanvasAgg(fig)
         yield fig
-        fig.tight_layout()
+        if margins is None:
+            fig.tight_layout()
+        else:
+            left, bottom, right, top = margins
+            fig.subplots_adjust(left=left, bottom=bottom, right=right, top=top)
         with atomic_open(path, "wb") as fh:
             fig.savefig(fh, format="svg", metadata={"Date": None})

@@ -15,8 +15,10 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -199,58 +201,142 @@ async def run_stage(
     upstream: Callable[[Any], Any],
     model: RoleModel | None,
     advance: Callable[[float], None],
+    on_done: Callable[[Any, Row], None] | None = None,
 ) -> list[Row]:
     """One stage for one system (or across systems): rows in sample order.
 
     Samples that failed upstream are skipped (their row carries the upstream error); replies
-    that failed become the row's error; :class:`Retry` re-asks up to ``stage.attempts``."""
+    that failed become the row's error; :class:`Retry` re-asks up to ``stage.attempts``.
+    A sample is finished as soon as its last reply arrives (scheduled behind the requests
+    ready to go out, so sending comes first), and ``on_done(sample, row)`` is called with each
+    final row as it is made: later local stages run while the other requests are in flight."""
     done: dict[str, Row] = {}
+
+    def settle(s: Any, row: Row) -> None:
+        done[s.id] = row
+        if on_done is not None:
+            on_done(s, row)
+
     pending: list[tuple[Any, Any, list[ChatRequest]]] = []
     for s in samples:
         up = upstream(s)
         failed = None if stage.across_systems else _upstream_error(up)
         if failed is not None:
-            done[s.id] = {"error": failed, "skipped": True}
+            settle(s, {"error": failed, "skipped": True})
             advance(1)
             continue
         reqs = list(stage.requests(s, up))
         if reqs:
             pending.append((s, up, reqs))
             continue
-        res = _finish(stage, s, up, [])
-        if isinstance(res, Retry):
-            raise TaiwaError(f"stage {stage.name}: Retry without a model")  # a method bug
-        done[s.id] = res
+        settle(s, _local_result(stage, s, up))
         advance(1)
     attempt = 1
     while pending:
         if model is None:
             raise TaiwaError(f"stage {stage.name} asked for a model but its role has none")
-        flat = [r for _, _, reqs in pending for r in reqs]
-        on_response = _progress_per_reply(pending, advance) if attempt == 1 else None
-        replies = await model.generate(flat, on_response=on_response)
         retry: list[tuple[Any, Any, list[ChatRequest]]] = []
-        k = 0
-        for s, up, reqs in pending:
-            rs, k = replies[k : k + len(reqs)], k + len(reqs)
+
+        def conclude(
+            item: tuple[Any, Any, list[ChatRequest]],
+            rs: Sequence[ChatResponse],
+            attempt: int = attempt,
+            retry: list[tuple[Any, Any, list[ChatRequest]]] = retry,
+        ) -> None:
+            s, up, reqs = item
             bad = next((r for r in rs if not r.ok), None)
             if bad is not None:
-                done[s.id] = {"error": bad.error or "no output", "attempts": attempt}
-                continue
+                settle(s, {"error": bad.error or "no output", "attempts": attempt})
+                return
             res = _finish(stage, s, up, rs)
             if isinstance(res, Retry):
                 if attempt < stage.attempts:
                     retry.append((s, up, _repaired(reqs, rs, res)))
-                    continue
+                    return
                 model.stats.invalid += 1
                 res = {"error": f"invalid output after {attempt} attempt(s): {res.reason}"}
             elif attempt > 1:
                 model.stats.repaired += 1
             res.setdefault("attempts", attempt)
             res.setdefault("cached", all(r.cached for r in rs))
-            done[s.id] = res
+            settle(s, res)
+
+        flat = [r for _, _, reqs in pending for r in reqs]
+        early = _EarlyFinish(pending, conclude, advance if attempt == 1 else None)
+        replies = await model.generate(flat, on_response=early.on_response)
+        early.check()
+        k = 0
+        for n, item in enumerate(pending):
+            rs, k = replies[k : k + len(item[2])], k + len(item[2])
+            if early.claim(n):  # not finished as its replies came in
+                conclude(item, rs)
         pending, attempt = retry, attempt + 1
     return [done[s.id] for s in samples]
+
+
+class _EarlyFinish:
+    """Finishes each pending sample once all its replies are in, while the batch goes on.
+
+    Replies are matched to samples by request id (unique within a batch, as the cache's keys
+    require); with repeated ids nothing is finished early and the batch's end does it all.
+    The finishing is scheduled with ``call_soon``: the requests whose replies arrived in the
+    same turn of the event loop are sent first. ``advance`` moves the progress bar by 1/k per
+    reply of a sample that sent k requests."""
+
+    def __init__(
+        self,
+        pending: Sequence[tuple[Any, Any, list[ChatRequest]]],
+        conclude: Callable[[tuple[Any, Any, list[ChatRequest]], Sequence[ChatResponse]], None],
+        advance: Callable[[float], None] | None,
+    ) -> None:
+        self.pending = pending
+        self.conclude = conclude
+        self.advance = advance
+        self.slot: dict[str, tuple[int, int]] = {}
+        for n, (_, _, reqs) in enumerate(pending):
+            for j, req in enumerate(reqs):
+                self.slot[req.id] = (n, j)
+        flat = sum(len(reqs) for _, _, reqs in pending)
+        self.enabled = len(self.slot) == flat
+        self.got: list[list[ChatResponse | None]] = [[None] * len(r) for _, _, r in pending]
+        self.missing = [len(reqs) for _, _, reqs in pending]
+        self.claimed = [False] * len(pending)
+        #: what finishing a sample raised inside the event loop (a method's bug): re-raised
+        #: by :meth:`check` when the batch returns, instead of lost in the loop's log
+        self.error: BaseException | None = None
+
+    def check(self) -> None:
+        if self.error is not None:
+            raise self.error
+
+    def claim(self, n: int) -> bool:
+        """True once for sample ``n``: the caller finishes it."""
+        if self.claimed[n]:
+            return False
+        self.claimed[n] = True
+        return True
+
+    def on_response(self, res: ChatResponse) -> None:
+        at = self.slot.get(res.id)
+        if at is None:
+            return
+        n, j = at
+        if self.advance is not None:
+            self.advance(1 / len(self.got[n]))
+        if not self.enabled or self.got[n][j] is not None:
+            return
+        self.got[n][j] = res
+        self.missing[n] -= 1
+        if self.missing[n] == 0:
+            asyncio.get_running_loop().call_soon(self._finish, n)
+
+    def _finish(self, n: int) -> None:
+        if self.error is None and self.claim(n):
+            rs = self.got[n]
+            try:
+                self.conclude(self.pending[n], [r for r in rs if r is not None])
+            except BaseException as exc:
+                self.error = exc
 
 
 def _repaired(
@@ -269,14 +355,6 @@ def _repaired(
         )
         for req, rep in zip(requests, replies, strict=True)
     ]
-
-
-def _progress_per_reply(
-    pending: Sequence[tuple[Any, Any, Sequence[ChatRequest]]], advance: Callable[[float], None]
-) -> Callable[[ChatResponse], None]:
-    """Advance the bar by 1/k for each reply of a sample that sent k requests."""
-    weights = iter([1 / len(reqs) for _, _, reqs in pending for _ in reqs])
-    return lambda _reply: advance(next(weights, 0.0))
 
 
 def _progress(show: bool) -> Progress:
@@ -318,50 +396,130 @@ async def _run_chunk(
     seconds: dict[str, float],
     store: RowStore,
 ) -> None:
+    """The stages on one chunk, in order. Per-system stages that call no model and directly
+    follow one that does run sample by sample as the model's rows are made (pipelined: a
+    score stage is done by the time the last reply arrives)."""
     ids = [s.id for s in samples]
     upstream: dict[str, dict[str, dict[str, Row]]] = {
         sys_: {sid: {} for sid in ids} for sys_ in plan.systems
     }
-    for stage in plan.stages:
+    stages = list(plan.stages)
+    i = 0
+    while i < len(stages):
+        stage = stages[i]
         start = time.perf_counter()
 
         def advance(x: float, task: Any = tasks[stage.name]) -> None:
             progress.advance(task, x)
-
-        def model_for(system: str, stage: Stage[Any] = stage) -> RoleModel | None:
-            if stage.role == SYSTEM:
-                return pool.get(SYSTEM, system)
-            spec = plan.setup.roles.get(stage.role or "")
-            role = next((r for r in plan.method.roles if r.name == stage.role), None)
-            return pool.get(role.name, spec) if role and spec and role.is_model(spec) else None
 
         if stage.across_systems:
             rows = await run_stage(
                 stage,
                 samples,
                 lambda s: {sys_: upstream[sys_][s.id] for sys_ in plan.systems},
-                model_for(""),
+                _stage_model(plan, pool, stage, ""),
                 advance,
             )
             store.append(stage.name, "", _with_ids(ids, "", rows))
-        else:
-            per_system = await asyncio.gather(
-                *(
-                    run_stage(
-                        stage,
-                        samples,
-                        lambda s, sys_=sys_: upstream[sys_][s.id],  # type: ignore[misc]
-                        model_for(sys_),
-                        advance,
-                    )
-                    for sys_ in plan.systems
+            seconds[stage.name] = round(seconds.get(stage.name, 0.0) + _since(start), 3)
+            i += 1
+            continue
+        models = {sys_: _stage_model(plan, pool, stage, sys_) for sys_ in plan.systems}
+        followers: list[Stage[Any]] = []
+        if any(m is not None for m in models.values()):
+            for later in stages[i + 1 :]:
+                if later.across_systems or any(
+                    _stage_model(plan, pool, later, sys_) is not None for sys_ in plan.systems
+                ):
+                    break
+                followers.append(later)
+        pipe = _Followers(stage.name, followers, upstream, progress, tasks)
+        per_system = await asyncio.gather(
+            *(
+                run_stage(
+                    stage,
+                    samples,
+                    lambda s, sys_=sys_: upstream[sys_][s.id],  # type: ignore[misc]
+                    models[sys_],
+                    advance,
+                    pipe.lane(sys_),
                 )
+                for sys_ in plan.systems
             )
-            for sys_, rows in zip(plan.systems, per_system, strict=True):
-                for sid, row in zip(ids, rows, strict=True):
-                    upstream[sys_][sid][stage.name] = row
-                store.append(stage.name, sys_, _with_ids(ids, sys_, rows))
-        seconds[stage.name] = round(seconds.get(stage.name, 0.0) + time.perf_counter() - start, 3)
+        )
+        for sys_, rows in zip(plan.systems, per_system, strict=True):
+            store.append(stage.name, sys_, _with_ids(ids, sys_, rows))
+        own = _since(start) - sum(pipe.seconds.values())
+        seconds[stage.name] = round(seconds.get(stage.name, 0.0) + own, 3)
+        for f in followers:
+            for sys_ in plan.systems:
+                rows = [upstream[sys_][sid][f.name] for sid in ids]
+                store.append(f.name, sys_, _with_ids(ids, sys_, rows))
+            seconds[f.name] = round(seconds.get(f.name, 0.0) + pipe.seconds[f.name], 3)
+        i += 1 + len(followers)
+
+
+def _since(start: float) -> float:
+    return time.perf_counter() - start
+
+
+def _stage_model(plan: Plan, pool: ModelPool, stage: Stage[Any], system: str) -> RoleModel | None:
+    """The model ``stage`` calls for ``system`` (None: its role has a local value, or none)."""
+    if stage.role == SYSTEM:
+        return pool.get(SYSTEM, system)
+    spec = plan.setup.roles.get(stage.role or "")
+    role = next((r for r in plan.method.roles if r.name == stage.role), None)
+    return pool.get(role.name, spec) if role and spec and role.is_model(spec) else None
+
+
+class _Followers:
+    """Runs the local ``followers`` of stage ``name`` on each sample as soon as its row of
+    ``name`` is made (see :func:`_run_chunk`); their rows go into ``upstream``."""
+
+    def __init__(
+        self,
+        name: str,
+        followers: Sequence[Stage[Any]],
+        upstream: dict[str, dict[str, dict[str, Row]]],
+        progress: Progress,
+        tasks: Mapping[str, Any],
+    ) -> None:
+        self.name = name
+        self.followers = followers
+        self.upstream = upstream
+        self.progress = progress
+        self.tasks = tasks
+        self.seconds = {f.name: 0.0 for f in followers}
+
+    def lane(self, system: str) -> Callable[[Any, Row], None]:
+        def on_done(sample: Any, row: Row) -> None:
+            up = self.upstream[system][sample.id]
+            up[self.name] = row
+            for f in self.followers:
+                start = time.perf_counter()
+                up[f.name] = _local_row(f, sample, up)
+                self.seconds[f.name] += _since(start)
+                self.progress.advance(self.tasks[f.name], 1)
+
+        return on_done
+
+
+def _local_row(stage: Stage[Any], sample: Any, up: Any) -> Row:
+    """The row of a stage that calls no model, for one sample (skipped after an upstream
+    failure)."""
+    failed = _upstream_error(up)
+    if failed is not None:
+        return {"error": failed, "skipped": True}
+    if stage.requests(sample, up):
+        raise TaiwaError(f"stage {stage.name} asked for a model but its role has none")
+    return _local_result(stage, sample, up)
+
+
+def _local_result(stage: Stage[Any], sample: Any, up: Any) -> Row:
+    res = _finish(stage, sample, up, [])
+    if isinstance(res, Retry):
+        raise TaiwaError(f"stage {stage.name}: Retry without a model")  # a method bug
+    return res
 
 
 def _stage_label(stage: Stage[Any], plan: Plan) -> str:
@@ -413,34 +571,32 @@ def execute(
         pool = ModelPool(cfg.model_options, cache, factories, preloaded)
         write_json(plan.out / "config.json", provenance(plan, pool, None, inputs))
         seconds: dict[str, float] = {}
-        notes: list[str] = []
         store = RowStore(plan.out)
         results = Results([s for s in plan.systems if s], store)
+        closing: Callable[[], list[str]] | None = None
         try:
-            # What exists now (modules, the first chunk) outlives the requests: kept out of the
-            # collector's full passes while they are in flight (one costs ~0.1 s).
-            gc.freeze()
-            try:
+            with _collector_paused():
 
                 async def main() -> None:
                     await _check_models(plan, pool)
                     with _progress(show_progress) as progress:
                         await _run_stages(plan, pool, progress, seconds, store)
 
-                asyncio.run(main())
-            finally:
-                gc.unfreeze()
-                if cache is not None:
-                    notes += _close_cache(cache)
-            start = time.perf_counter()
-            summary = plan.method.aggregate(plan.samples, results, plan.setup)
-            summary.notes.extend(notes)
-            seconds["aggregate"] = round(time.perf_counter() - start, 3)
-            seconds["total"] = round(time.perf_counter() - t0, 3)
-            out = _summary(plan, store, summary, pool, seconds)
-            config = provenance(plan, pool, cache_dir if cache is not None else None, inputs)
-            write_outputs(plan.out, config, plan.stages, results, out, summary.files)
+                try:
+                    asyncio.run(main())
+                finally:
+                    closing = _start_closing(cache)
+                start = time.perf_counter()
+                summary = plan.method.aggregate(plan.samples, results, plan.setup)
+                summary.notes.extend(closing())
+                seconds["aggregate"] = round(time.perf_counter() - start, 3)
+                seconds["total"] = round(time.perf_counter() - t0, 3)
+                out = _summary(plan, store, summary, pool, seconds)
+                config = provenance(plan, pool, cache_dir if cache is not None else None, inputs)
+                write_outputs(plan.out, config, plan.stages, results, out, summary.files)
         finally:
+            if closing is not None:
+                closing()
             store.close()
         rundir.finish()
     return RunResult(plan.out, out, plan.method, results)
@@ -466,6 +622,52 @@ def _open_cache(cache_dir: Path) -> ResponseCache:
     from taiwa.models.cache import ResponseCache
 
     return ResponseCache(cache_dir / "responses.sqlite")
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """What exists when the run starts (modules, the first chunk) is kept out of the cyclic
+    collector's passes until the run is written, and young collections run ten times less
+    often: a full pass over a process with matplotlib, numpy and pydantic loaded costs about
+    60 ms, a young one under 1 ms, and each delays the requests in flight. Garbage freed by
+    reference counting (nearly all of a run's) is unaffected."""
+    old = gc.get_threshold()
+    gc.freeze()
+    gc.set_threshold(max(old[0], 10 * 700), *old[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*old)
+        gc.unfreeze()
+
+
+def _start_closing(cache: ResponseCache | None) -> Callable[[], list[str]]:
+    """Close the cache in a thread (its last commit and WAL checkpoint run beside the
+    aggregation); the function returned waits for it and gives the notes, or raises what the
+    closing raised (once; later calls return nothing)."""
+    if cache is None:
+        return list
+    outcome: list[Any] = []
+
+    def close() -> None:
+        try:
+            outcome.append(_close_cache(cache))
+        except BaseException as exc:
+            outcome.append(exc)
+
+    closer = threading.Thread(target=close, name="taiwa-cache-close")
+    closer.start()
+
+    def wait() -> list[str]:
+        closer.join()
+        if not outcome:
+            return []
+        got = outcome.pop()
+        if isinstance(got, BaseException):
+            raise got
+        return list(got)
+
+    return wait
 
 
 def _close_cache(cache: ResponseCache) -> list[str]:

@@ -13,7 +13,7 @@ from taiwa.charts import svg_figure
 def write_stability_svg(
     curves: Mapping[str, Stability], path: str | Path, threshold: float = 0.02
 ) -> None:
-    with svg_figure(path, 5.5, 3.6) as fig:
+    with svg_figure(path, 5.5, 3.6, margins=(0.13, 0.13, 0.97, 0.96)) as fig:
         ax = fig.add_subplot()
         for k, (system, st) in enumerate(curves.items()):
             colour = f"C{k % 10}"
@@ -26,7 +26,7 @@ def write_stability_svg(
         ax.set_xlabel("n (items)")
         ax.set_ylabel("|accuracy on n − full accuracy|")
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
+        ax.legend(fontsize=7, loc="upper right")
 
 
 def stability_writer(curves: Mapping[str, Stability], threshold: float) -> Callable[[Path], None]:
