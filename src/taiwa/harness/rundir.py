@@ -114,23 +114,29 @@ def provenance(
     return out
 
 
-def write_outputs(
-    out: Path,
-    config: dict[str, Any],
-    stages: Sequence[Stage[Any]],
-    results: Results,
-    summary: dict[str, Any],
-    files: Mapping[str, Callable[[Path], None]] | None = None,
-) -> None:
-    """``config.json``, each stage's rows (all systems), the method's extra ``files`` (charts)
-    and ``summary.json`` last."""
-    write_json(out / "config.json", config)
+def write_stage_files(out: Path, stages: Sequence[Stage[Any]], results: Results) -> None:
+    """Each stage's rows (all systems, in system order) to its output file, atomically."""
     for st in stages:
         if st.output is not None:
             lanes = [""] if st.across_systems or not results.systems else results.systems
             results.store.write(st.name, lanes, out / st.output)
+
+
+def write_outputs(
+    out: Path,
+    config: dict[str, Any],
+    summary: dict[str, Any],
+    files: Mapping[str, Callable[[Path], None]] | None = None,
+    *,
+    before_summary: Callable[[], object] | None = None,
+) -> None:
+    """``config.json``, the method's extra ``files`` (charts), then ``before_summary`` (e.g.
+    waiting for :func:`write_stage_files` in another thread), and ``summary.json`` last."""
+    write_json(out / "config.json", config)
     for name, write in (files or {}).items():
         write(out / name)
+    if before_summary is not None:
+        before_summary()
     write_json(out / "summary.json", summary)
 
 

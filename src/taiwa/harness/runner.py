@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
@@ -42,7 +42,14 @@ from taiwa.harness.method import (
 from taiwa.harness.options import parse_options
 from taiwa.harness.pool import ModelPool, RoleModel
 from taiwa.harness.rows import RowStore
-from taiwa.harness.rundir import RunDir, default_run_dir, input_files, provenance, write_outputs
+from taiwa.harness.rundir import (
+    RunDir,
+    default_run_dir,
+    input_files,
+    provenance,
+    write_outputs,
+    write_stage_files,
+)
 from taiwa.harness.samples import SampleSource, chunk_size
 from taiwa.io import shown, write_json
 from taiwa.llm_json import repair_turn
@@ -55,6 +62,8 @@ if TYPE_CHECKING:
     from taiwa.models.cache import ResponseCache
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -573,7 +582,7 @@ def execute(
         seconds: dict[str, float] = {}
         store = RowStore(plan.out)
         results = Results([s for s in plan.systems if s], store)
-        closing: Callable[[], list[str]] | None = None
+        waits: list[Callable[[], Any]] = []
         try:
             with _collector_paused():
 
@@ -585,18 +594,26 @@ def execute(
                 try:
                     asyncio.run(main())
                 finally:
-                    closing = _start_closing(cache)
+                    # The cache's last commit and checkpoint run beside what follows.
+                    closing = _in_background(lambda: _close_cache(cache), "taiwa-cache")
+                    waits.append(closing)
+                # The stage files are joined and synced (I/O, the GIL let go) while the method
+                # aggregates (its views read the spill files, or a joined file once complete).
+                writing = _in_background(
+                    lambda: write_stage_files(plan.out, plan.stages, results), "taiwa-write"
+                )
+                waits.append(writing)
                 start = time.perf_counter()
                 summary = plan.method.aggregate(plan.samples, results, plan.setup)
-                summary.notes.extend(closing())
+                summary.notes.extend(closing() or [])
                 seconds["aggregate"] = round(time.perf_counter() - start, 3)
                 seconds["total"] = round(time.perf_counter() - t0, 3)
                 out = _summary(plan, store, summary, pool, seconds)
                 config = provenance(plan, pool, cache_dir if cache is not None else None, inputs)
-                write_outputs(plan.out, config, plan.stages, results, out, summary.files)
+                write_outputs(plan.out, config, out, summary.files, before_summary=writing)
         finally:
-            if closing is not None:
-                closing()
+            for wait in waits:
+                wait()
             store.close()
         rundir.finish()
     return RunResult(plan.out, out, plan.method, results)
@@ -641,38 +658,37 @@ def _collector_paused() -> Iterator[None]:
         gc.unfreeze()
 
 
-def _start_closing(cache: ResponseCache | None) -> Callable[[], list[str]]:
-    """Close the cache in a thread (its last commit and WAL checkpoint run beside the
-    aggregation); the function returned waits for it and gives the notes, or raises what the
-    closing raised (once; later calls return nothing)."""
-    if cache is None:
-        return list
+def _in_background(work: Callable[[], T], name: str) -> Callable[[], T | None]:
+    """Start ``work`` in a thread; the function returned waits for it and gives its result,
+    or raises what it raised (once; later calls return None)."""
     outcome: list[Any] = []
 
-    def close() -> None:
+    def target() -> None:
         try:
-            outcome.append(_close_cache(cache))
+            outcome.append(work())
         except BaseException as exc:
             outcome.append(exc)
 
-    closer = threading.Thread(target=close, name="taiwa-cache-close")
-    closer.start()
+    thread = threading.Thread(target=target, name=name)
+    thread.start()
 
-    def wait() -> list[str]:
-        closer.join()
+    def wait() -> T | None:
+        thread.join()
         if not outcome:
-            return []
+            return None
         got = outcome.pop()
         if isinstance(got, BaseException):
             raise got
-        return list(got)
+        return got  # type: ignore[no-any-return]
 
     return wait
 
 
-def _close_cache(cache: ResponseCache) -> list[str]:
-    """Close the cache; a failure to store replies costs resumability, not the run's results:
-    it becomes a warning and a note in the summary."""
+def _close_cache(cache: ResponseCache | None) -> list[str]:
+    """Close the cache (if any); a failure to store replies costs resumability, not the run's
+    results: it becomes a warning and a note in the summary."""
+    if cache is None:
+        return []
     try:
         cache.close()
     except TaiwaError as exc:
