@@ -1,7 +1,8 @@
 """Runner overhead: N requests against a local server with a fixed latency, at concurrency C.
 
     python benchmarks/runner_overhead.py [--requests 1000] [--latency 0.2] [--concurrency 64]
-                                         [--method prompts|intent]
+                                         [--method prompts|intent] [--repeat 5]
+                                         [--inspect PYTHON] [--lm-eval PYTHON]
 
 Prints wall time / ideal, where ideal = N x latency / C (the physical limit of the setup).
 Everything runs through the real path: runner, SQLite cache (a fresh one), taiwa's aiohttp
@@ -17,7 +18,15 @@ request; ``--server stub`` measures with it instead, for comparison.
 
 ``--method intent`` runs the intent benchmark's multiple-choice workload instead of plain
 prompts (the bundled items repeated under new ids up to ``--requests``: seed 004's question,
-answer parsing, scoring), the workload general harnesses also run.
+answer parsing, scoring, the stability analysis and its chart), the workload general
+harnesses also run. ``--inspect PYTHON`` and ``--lm-eval PYTHON`` run the same items (the
+exact user messages taiwa sends) against the same server at the same concurrency through
+inspect-ai and lm-evaluation-harness, each in its own venv (``other_harnesses.py`` says how to
+make them), and print taiwa's wall time over the faster of them.
+
+Paths take turns, ``--repeat`` times (median, min and max shown), so that a slow spell of the
+machine hits them alike; on a machine busy with other work every path slows down and the
+ratios say little.
 """
 
 from __future__ import annotations
