@@ -17,8 +17,7 @@ if TYPE_CHECKING:
 
 
 @contextmanager
-def svg_figure(path: str | Path, width: float, height: float) -> Iterator[Figure]:
-    """A figure that is saved to ``path`` as SVG when the block ends."""
+def _figure(width: float, height: float) -> Iterator[Figure]:
     from matplotlib import rc_context
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
@@ -30,6 +29,34 @@ def svg_figure(path: str | Path, width: float, height: float) -> Iterator[Figure
         fig = Figure(figsize=(width, height))
         FigureCanvasAgg(fig)
         yield fig
+
+
+@contextmanager
+def svg_figure(path: str | Path, width: float, height: float) -> Iterator[Figure]:
+    """A figure that is saved to ``path`` as SVG when the block ends."""
+    with _figure(width, height) as fig:
+        yield fig
         fig.tight_layout()
         with atomic_open(path, "wb") as fh:
             fig.savefig(fh, format="svg", metadata={"Date": None})
+
+
+class SvgText:
+    """The SVG text of a figure drawn in :func:`svg_string`, set when its block ends."""
+
+    text: str = ""
+
+
+@contextmanager
+def svg_string(width: float, height: float) -> Iterator[tuple[Figure, SvgText]]:
+    """A figure and a holder that receives the figure's SVG text when the block ends (for
+    pages that embed their charts, such as ``taiwa report``)."""
+    import io
+
+    out = SvgText()
+    with _figure(width, height) as fig:
+        yield fig, out
+        fig.tight_layout()
+        buf = io.StringIO()
+        fig.savefig(buf, format="svg", metadata={"Date": None})
+        out.text = buf.getvalue()
