@@ -28,7 +28,9 @@ from taiwa.samples import sample_path
 
 def build(root: Path, n: int) -> Path:
     """A cohesion run of ``n`` dialogues."""
-    base = [json.loads(line) for line in sample_path("cohesion/dialogues.jsonl").open("utf-8")]
+    base = [
+        json.loads(line) for line in sample_path("cohesion/dialogues.jsonl").open(encoding="utf-8")
+    ]
     data = root / "dialogues.jsonl"
     with data.open("w", encoding="utf-8") as fh:
         for k in range(n):

@@ -143,10 +143,11 @@ def test_hand_edited_summary_names_the_field(runs: dict[str, Path], tmp_path: Pa
     msg = _cli_error(str(run))
     assert f"summary.json:{line}:" in msg
     assert "systems.human.accuracy.value" in msg and "a number or null" in msg
-    # a block the method needs, gone
-    del s["systems"]["human"]["accuracy"]
+    # a block the method needs, gone: named, not a traceback
+    del s["systems"]["human"]["accuracy"]  # shown as "–"
+    del s["across"]["items"]
     path.write_text(json.dumps(s, ensure_ascii=False, indent=2), "utf-8")
-    with pytest.raises(InputError, match=r"summary\.json.*written by taiwa's intent"):
+    with pytest.raises(InputError, match=r"summary\.json: field 'items': .*taiwa's intent"):
         write_report([run])
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from taiwa.errors import InputError, TaiwaError
-from taiwa.io import decoded_lines, iter_rows, json_type, path_kind, shown_path
+from taiwa.io import decoded_lines, json_type, path_kind, require_file, shown_path
 
 SUMMARY = "summary.json"
 CONFIG = "config.json"
@@ -144,7 +144,7 @@ class RunData:
 
     def rows(self, name: str) -> Iterator[dict[str, Any]]:
         """The rows of a stage file of the run (errors name its line)."""
-        for _, row in iter_rows(self.path / name):
+        for _, row in _jsonl(self.path / name):
             yield row
 
     def has(self, name: str) -> bool:
@@ -161,7 +161,7 @@ class RunData:
         out = []
         for p in sorted(self.path.glob("*.jsonl")):
             f = FailedRows(p.name)
-            for line, row in iter_rows(p):
+            for line, row in _jsonl(p, only='"error"'):
                 if "error" not in row:
                     continue
                 if row.get("skipped"):
@@ -174,6 +174,29 @@ class RunData:
             if f.failed or f.skipped:
                 out.append(f)
         return out
+
+
+def _jsonl(path: Path, only: str = "") -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line, object)`` for each line of a JSONL file a run wrote (with ``only``: each line
+    holding that text, the others are not parsed). A broken line (a truncated file, a hand
+    edit) is an :class:`InputError` naming it. Unlike :func:`taiwa.io.iter_rows`, which checks
+    every string of a user's input, this trusts the run's own values: it reads 10,000 scored
+    dialogues several times faster."""
+    require_file(path)
+    for number, line in enumerate(decoded_lines(path), start=1):
+        if not line.strip() or (only and only not in line):
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            cut = " (is the file truncated?)" if not line.endswith("\n") else ""
+            got = f"{exc.msg} at column {exc.colno}{cut}"
+            raise InputError(str(path), number, None, "one JSON object per line", got) from None
+        except RecursionError:
+            raise InputError(str(path), number, None, "JSON nested less deep", "deeper") from None
+        if not isinstance(obj, dict):
+            raise InputError(str(path), number, None, "a JSON object", json_type(obj))
+        yield number, obj
 
 
 def load_run(path: Path) -> RunData:

@@ -91,7 +91,7 @@ def scatter_figure(points: Sequence[tuple[float, float, str]], across: Mapping[s
             annotate=False,
             diagonal=True,
         ),
-        f"one point per dialogue; {note}",
+        f"one point per dialogue (dialogues at the same place: a larger point); {note}",
     )
 
 
