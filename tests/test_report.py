@@ -16,6 +16,9 @@ from report_runs import build_runs, failing_chitchat
 from taiwa.errors import InputError
 from taiwa.report.page import write_report
 
+METHODS = ["prompts", "da-response", "chitchat", "da-distribution", "cohesion", "intent"]
+"""Every registered method, in the registry's order: the order of the report's sections."""
+
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
@@ -35,14 +38,7 @@ def _sections(html: str) -> dict[str, str]:
 
 def test_every_method_has_its_tables_and_figures(page: str) -> None:
     sections = _sections(page)
-    assert list(sections) == [
-        "prompts",
-        "da-response",
-        "chitchat",
-        "da-distribution",
-        "cohesion",
-        "intent",
-    ]
+    assert list(sections) == METHODS
     figures = {m: s.count("<figure>") for m, s in sections.items()}
     # da-response: breakdown (one per run); chitchat: win rates, ROUGE-L and single per
     # task, human ranks; da-distribution: acts, transitions, consistency; cohesion: shares,
@@ -216,14 +212,7 @@ def test_report_renders_in_chromium(page: str, runs: dict[str, Path]) -> None:
     print(f"screenshot: {shot}")
     assert errors == []
     sections = {s["method"]: s for s in json.loads(found)["sections"]}
-    assert set(sections) == {
-        "prompts",
-        "da-response",
-        "chitchat",
-        "da-distribution",
-        "cohesion",
-        "intent",
-    }
+    assert list(sections) == METHODS
     for method, s in sections.items():
         assert s["height"] > 200 and s["tables"] >= 3, method
         assert s["svgs"], method
