@@ -44,7 +44,7 @@ pytest: install
 # package and a Japanese font (fonts-ipafont-gothic), installed with apt-get when missing (as
 # root, or through sudo); a clear error when apt cannot.
 chromium:
-	@missing=""; command -v chromium >/dev/null 2>&1 || missing="chromium"; \
+	@missing=""; command -v chromium >/dev/null 2>&1 || missing=" chromium"; \
 	fc-list :lang=ja 2>/dev/null | grep -q . || missing="$$missing fonts-ipafont-gothic"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing Debian packages for the browser test of taiwa report:$$missing"; \
