@@ -219,3 +219,28 @@ def test_report_renders_in_chromium(page: str, runs: dict[str, Path]) -> None:
         for svg in s["svgs"]:
             assert svg["w"] > 100 and svg["h"] > 100 and svg["shapes"] > 10, (method, svg)
     assert shot.stat().st_size > 50_000
+
+
+def test_leaderboard_sorts_in_chromium(runs: dict[str, Path], tmp_path: Path) -> None:
+    """A click on a column head sorts the rows by the numbers in that column, both ways."""
+    from browser import Browser
+    from taiwa.report.leaderboard import write_leaderboard
+
+    html, _ = write_leaderboard(runs["cohesion"].parent, tmp_path / "lb.html")
+    script = """(() => {
+        const t = [...document.querySelectorAll("table.sortable")]
+            .find(t => t.caption && t.caption.innerText.startsWith("da-distribution"));
+        const col = [...t.tHead.rows[0].cells].findIndex(c => c.innerText.startsWith("DAE"));
+        const values = () => [...t.tBodies[0].rows].map(r => parseFloat(r.cells[col].innerText));
+        t.tHead.rows[0].cells[col].click();
+        const up = values();
+        t.tHead.rows[0].cells[col].click();
+        return JSON.stringify({up, down: values()});
+    })()"""
+    with Browser() as b:
+        b.open(html.as_uri())
+        got = json.loads(b.evaluate(script))
+        errors = b.errors()
+    assert errors == []
+    assert len(got["up"]) == 3 and got["up"] == sorted(got["up"])
+    assert got["down"] == sorted(got["up"], reverse=True) and got["up"] != got["down"]
