@@ -12,7 +12,7 @@ from pathlib import Path
 from taiwa.report.html import esc, join, tag
 from taiwa.report.page import CSS
 from taiwa.report.rich_html import TableData, as_text, table_data, table_html, table_markdown
-from taiwa.report.runs import RunData, find_runs, load_run
+from taiwa.report.runs import RunData, find_runs, load_run, summary_errors
 from taiwa.report.section import Html
 
 SORT_JS = """
@@ -37,7 +37,8 @@ def headline_tables(runs: Sequence[RunData]) -> list[tuple[str, TableData]]:
     order = {n: k for k, n in enumerate(method_names())}
     out: dict[tuple[str, tuple[str, ...]], TableData] = {}
     for run in sorted(runs, key=lambda r: (order.get(r.method, len(order)), str(r.path))):
-        tables = list(get_method(run.method).tables(run.summary))
+        with summary_errors(run):
+            tables = list(get_method(run.method).tables(run.summary))
         if not tables or not isinstance(tables[0], Table):
             continue
         td = table_data(tables[0])

@@ -10,10 +10,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from taiwa.errors import InputError
 from taiwa.report.html import esc, join, tag
 from taiwa.report.rich_html import TableData, renderable_html, table_data, table_html
-from taiwa.report.runs import SUMMARY, RunData, line_of
+from taiwa.report.runs import RunData, summary_errors
 from taiwa.report.section import Html, Section
 from taiwa.report.svg import inline_svg
 
@@ -126,24 +125,9 @@ def failures(run: RunData) -> Html:
 
 
 def _section(method: Any, run: RunData) -> tuple[list[Any], Section]:
-    """The method's terminal tables and report section for ``run``; a summary the method cannot
-    read (hand-edited) is an :class:`InputError` naming the file and the field."""
-    try:
-        tables = list(method.tables(run.summary))
-        section = method.report(run) if hasattr(method, "report") else Section()
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
-        if isinstance(exc, InputError):
-            raise
-        key = exc.args[0] if isinstance(exc, KeyError) and exc.args else None
-        line = line_of(run.summary_text, [key]) if isinstance(key, str) else None
-        raise InputError(
-            str(run.path / SUMMARY),
-            line,
-            key if isinstance(key, str) else None,
-            f"a summary written by taiwa's {method.name} method",
-            f"{type(exc).__name__}: {exc}"[:120],
-        ) from None
-    return tables, section
+    """The method's terminal tables and report section for ``run``."""
+    with summary_errors(run):
+        return list(method.tables(run.summary)), method.report(run)
 
 
 def merged_headline(runs: Sequence[RunData], firsts: Sequence[TableData]) -> TableData | None:

@@ -9,6 +9,7 @@ import json
 import math
 import time
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -174,6 +175,26 @@ class RunData:
             if f.failed or f.skipped:
                 out.append(f)
         return out
+
+
+@contextmanager
+def summary_errors(run: RunData) -> Iterator[None]:
+    """A method that cannot read a summary (a hand-edited ``summary.json`` missing a block it
+    needs) raises inside the block: an :class:`InputError` naming the file, the missing field
+    and its line where it can be found, instead of a traceback."""
+    try:
+        yield
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        key = exc.args[0] if isinstance(exc, KeyError) and exc.args else None
+        name = key if isinstance(key, str) else None
+        line = line_of(run.summary_text, [name]) if name else None
+        raise InputError(
+            str(run.path / SUMMARY),
+            line,
+            name,
+            f"a summary written by taiwa's {run.method} method",
+            f"{type(exc).__name__}: {exc}"[:120],
+        ) from None
 
 
 def _jsonl(path: Path, only: str = "") -> Iterator[tuple[int, dict[str, Any]]]:
