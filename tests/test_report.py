@@ -244,3 +244,25 @@ def test_leaderboard_sorts_in_chromium(runs: dict[str, Path], tmp_path: Path) ->
     assert errors == []
     assert len(got["up"]) == 3 and got["up"] == sorted(got["up"])
     assert got["down"] == sorted(got["up"], reverse=True) and got["up"] != got["down"]
+
+
+def test_highlight_escapes_and_marks_the_longest_word() -> None:
+    from taiwa.report.html import highlight
+
+    out = highlight("<b>ラーメン</b>とラー油", ["ラー", "ラーメン"])
+    assert out == (
+        '&lt;b&gt;<mark class="hit">ラーメン</mark>&lt;/b&gt;と<mark class="hit">ラー</mark>油'
+    )
+
+
+def test_inline_svg_prefixes_ids_and_drops_scripts() -> None:
+    from taiwa.report.svg import inline_svg
+
+    svg = (
+        '<?xml version="1.0"?>\n<!DOCTYPE svg>\n<svg onload="alert(1)"><defs><clipPath id="c1">'
+        '</clipPath></defs><use xlink:href="#c1"/><g clip-path="url(#c1)"/>'
+        "<script>alert(2)</script></svg>"
+    )
+    out = inline_svg(svg, "f7")
+    assert out.startswith("<svg>") and "alert" not in out and "<?xml" not in out
+    assert 'id="f7-c1"' in out and 'xlink:href="#f7-c1"' in out and "url(#f7-c1)" in out
