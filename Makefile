@@ -7,7 +7,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.taiwa-installed
 PYTEST_ARGS ?=
 
-.PHONY: demo test install lint typecheck pytest bench clean
+.PHONY: demo test install lint typecheck pytest bench clean chromium
 
 $(PY):
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "taiwa needs Python >= 3.11")'
@@ -40,10 +40,27 @@ pytest: install
 	if [ $$rc -eq 5 ]; then echo "error: pytest collected no tests (selection: '$(PYTEST_ARGS)')" >&2; exit 1; fi; \
 	exit $$rc
 
-test: lint typecheck pytest
+# The browser test of `taiwa report` opens the report in headless Chromium: Debian's chromium
+# package and a Japanese font (fonts-ipafont-gothic), installed with apt-get when missing (as
+# root, or through sudo); a clear error when apt cannot.
+chromium:
+	@missing=""; command -v chromium >/dev/null 2>&1 || missing=" chromium"; \
+	fc-list :lang=ja 2>/dev/null | grep -q . || missing="$$missing fonts-ipafont-gothic"; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages for the browser test of taiwa report:$$missing"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  { $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq $$missing; } >/dev/null \
+	  && command -v chromium >/dev/null 2>&1 || { \
+	    echo "error: could not install$$missing with apt-get: install Debian's chromium" \
+	      "package (apt-get install chromium fonts-ipafont-gothic) and run make test again" >&2; \
+	    exit 1; }; \
+	fi
+
+test: chromium lint typecheck pytest
 
 bench: install
 	$(PY) benchmarks/metrics_speed.py
+	$(PY) benchmarks/report_speed.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache

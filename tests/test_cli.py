@@ -112,6 +112,8 @@ def test_unknown_act_names_field(tmp_path: Path) -> None:
         ["build", "cooccurrence"],
         ["build", "calibrate-cohesion"],
         ["run"],
+        ["report"],
+        ["leaderboard"],
     ],
 )
 def test_help_everywhere(cmd: list[str]) -> None:
@@ -138,3 +140,9 @@ def test_demo_prints_tables(tmp_path: Path) -> None:
     config = json.loads((run_dir / "config.json").read_text(encoding="utf-8"))
     assert config["roles"] == {"annotator": "offline"}
     assert (tmp_path / "cohesion" / "summary.json").exists()
+    # the demo ends with the report of every run it wrote
+    report = tmp_path / "report.html"
+    assert f"Report (open it in a browser): {report}" in " ".join(r.stdout.split())
+    page = report.read_text(encoding="utf-8")
+    for method in ("da-response", "chitchat", "da-distribution", "cohesion", "intent"):
+        assert f'data-method="{method}"' in page

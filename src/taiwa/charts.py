@@ -17,17 +17,7 @@ if TYPE_CHECKING:
 
 
 @contextmanager
-def svg_figure(
-    path: str | Path,
-    width: float,
-    height: float,
-    margins: tuple[float, float, float, float] | None = None,
-) -> Iterator[Figure]:
-    """A figure that is saved to ``path`` as SVG when the block ends.
-
-    ``margins`` (left, bottom, right, top as figure fractions) place the axes directly: one
-    draw instead of two, half the time of the automatic layout used without them (which fits
-    long tick labels, e.g. a heatmap's act names)."""
+def _figure(width: float, height: float) -> Iterator[Figure]:
     from matplotlib import rc_context
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
@@ -39,10 +29,51 @@ def svg_figure(
         fig = Figure(figsize=(width, height))
         FigureCanvasAgg(fig)
         yield fig
-        if margins is None:
-            fig.tight_layout()
-        else:
-            left, bottom, right, top = margins
-            fig.subplots_adjust(left=left, bottom=bottom, right=right, top=top)
+
+
+def _layout(fig: Figure, margins: tuple[float, float, float, float] | None) -> None:
+    """Place the axes: at ``margins`` (left, bottom, right, top as figure fractions), one draw
+    instead of two and half the time of the automatic layout used without them (which fits
+    long tick labels, e.g. a heatmap's act names)."""
+    if margins is None:
+        fig.tight_layout()
+    else:
+        left, bottom, right, top = margins
+        fig.subplots_adjust(left=left, bottom=bottom, right=right, top=top)
+
+
+@contextmanager
+def svg_figure(
+    path: str | Path,
+    width: float,
+    height: float,
+    margins: tuple[float, float, float, float] | None = None,
+) -> Iterator[Figure]:
+    """A figure that is saved to ``path`` as SVG when the block ends (laid out by
+    :func:`_layout`)."""
+    with _figure(width, height) as fig:
+        yield fig
+        _layout(fig, margins)
         with atomic_open(path, "wb") as fh:
             fig.savefig(fh, format="svg", metadata={"Date": None})
+
+
+class SvgText:
+    """The SVG text of a figure drawn in :func:`svg_string`, set when its block ends."""
+
+    text: str = ""
+
+
+@contextmanager
+def svg_string(width: float, height: float) -> Iterator[tuple[Figure, SvgText]]:
+    """A figure and a holder that receives the figure's SVG text when the block ends (for
+    pages that embed their charts, such as ``taiwa report``)."""
+    import io
+
+    out = SvgText()
+    with _figure(width, height) as fig:
+        yield fig, out
+        fig.tight_layout()
+        buf = io.StringIO()
+        fig.savefig(buf, format="svg", metadata={"Date": None})
+        out.text = buf.getvalue()

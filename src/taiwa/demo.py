@@ -3,6 +3,7 @@
 1. The metrics on the bundled sample files (seeds 000, 001, 002).
 2. Each registered method's own demo section (``Method.demo``), e.g. da-response end to end with
    a baseline and the embedded LLM, cohesion on the bundled labelled dialogues.
+3. The HTML report of every run directory the demo wrote (``runs/demo/report.html``).
 """
 
 from __future__ import annotations
@@ -61,3 +62,7 @@ def run_demo(console: Console, out_dir: Path | None = None) -> None:
         console.rule(f"{k}. {method.name} (seed {method.seed}): {method.title}")
         method.demo(console, out)
     console.print(f"Run directories and per-item scores: {out}/")
+    from taiwa.report.page import write_report
+
+    report = write_report([out], out / "report.html")
+    console.print(f"Report (open it in a browser): {report}")

@@ -16,13 +16,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
 from taiwa.harness.rows import Row as Row
 from taiwa.harness.rows import Rows, RowStore
 from taiwa.models.types import ChatRequest, ChatResponse, GenerationParams
+
+if TYPE_CHECKING:
+    from taiwa.report.runs import RunData
+    from taiwa.report.section import Section
 
 Upstream = Mapping[str, Row]
 """The rows earlier stages produced for the same sample and system, keyed by stage name."""
@@ -239,6 +243,12 @@ class Method(Protocol, Generic[S]):
 
     def tables(self, summary: Mapping[str, Any]) -> Sequence[Any]:
         """Terminal tables (rich renderables) of a written ``summary.json``."""
+        ...
+
+    def report(self, run: RunData) -> Section:
+        """The method's figures and examples for the HTML report of one finished run
+        (``taiwa report``), read from its run directory (``summary.json``, the stage files, the
+        charts the run wrote); never calls a model. The page shows :meth:`tables` itself."""
         ...
 
     def demo(self, console: Any, out: Path) -> None:

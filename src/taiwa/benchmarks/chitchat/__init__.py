@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 
     from taiwa.benchmarks.chitchat.dataset import ChitchatItem
     from taiwa.harness.method import Stage
+    from taiwa.report.runs import RunData
+    from taiwa.report.section import Section
 
 TaskName = Literal["next_utterance", "next_speaker", "continuation"]
 TASK_NAMES: tuple[TaskName, ...] = ("next_utterance", "next_speaker", "continuation")
@@ -234,6 +236,11 @@ class ChitchatMethod:
         from taiwa.benchmarks.chitchat.tables import tables
 
         return tables(summary)
+
+    def report(self, run: RunData) -> Section:
+        from taiwa.benchmarks.chitchat.report import section
+
+        return section(run)
 
     def demo(self, console: Console, out: Path) -> None:
         from taiwa.benchmarks.chitchat.demo import run_demo

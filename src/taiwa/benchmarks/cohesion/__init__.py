@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from taiwa.harness.method import Stage
+    from taiwa.report.runs import RunData
+    from taiwa.report.section import Section
     from taiwa.schema import Dialogue
 
 
@@ -121,7 +123,7 @@ class CohesionMethod:
             "strict": o.strict,
             "conditions": o.conditions,
             **s,
-            "examples": examples.picked(),
+            "examples": examples.with_texts(samples),
         }
         return Summary(systems, across, notes)
 
@@ -144,6 +146,11 @@ class CohesionMethod:
         if a.get("examples"):
             out.append(examples_table(a["examples"]))
         return out
+
+    def report(self, run: RunData) -> Section:
+        from taiwa.benchmarks.cohesion.report import section
+
+        return section(run)
 
     def demo(self, console: Console, out: Path) -> None:
         from taiwa.harness.config import RunConfig
@@ -196,6 +203,30 @@ class _Examples:
 
     def picked(self) -> list[dict[str, Any]]:
         return self.yes + self.no
+
+    def with_texts(self, dialogues: Iterable[Dialogue]) -> list[dict[str, Any]]:
+        """The picked utterances, each with ``context``: the utterance and those its pairs link
+        it to (index, role, speaker, text), read in one pass over the dialogues, so that the
+        report can show the words that fired."""
+        picked = self.picked()
+        wanted: dict[str, set[int]] = {}
+        for r in picked:
+            wanted.setdefault(r["dialogue_id"], set()).update(
+                [r["index"], *(i for p in r["pairs"] for i in p["between"])]
+            )
+        found: dict[tuple[str, int], dict[str, Any]] = {}
+        for d in dialogues:
+            for i in sorted(wanted.get(d.id, ())):
+                if 0 <= i < len(d.utterances):
+                    u = d.utterances[i]
+                    found[d.id, i] = {"index": i, "role": u.role, "speaker": u.speaker,
+                                      "text": u.text}  # fmt: skip
+        for r in picked:
+            idx = sorted({r["index"], *(i for p in r["pairs"] for i in p["between"])})
+            r["context"] = [
+                found[r["dialogue_id"], i] for i in idx if (r["dialogue_id"], i) in found
+            ]
+        return picked
 
 
 METHOD = CohesionMethod()

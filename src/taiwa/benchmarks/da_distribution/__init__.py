@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     from taiwa.benchmarks.da_distribution.dataset import ContextItem
     from taiwa.harness.method import Stage
     from taiwa.models.types import ChatMessage
+    from taiwa.report.runs import RunData
+    from taiwa.report.section import Section
 
 SYSTEM_PROMPT = (
     "あなたは気軽な雑談の相手です。相手の最後の発話に対して、日本語で自然な返事を一言"
@@ -192,6 +194,11 @@ class DADistributionMethod:
         from taiwa.benchmarks.da_distribution.tables import tables
 
         return tables(summary)
+
+    def report(self, run: RunData) -> Section:
+        from taiwa.benchmarks.da_distribution.report import section
+
+        return section(run)
 
     def demo(self, console: Console, out: Path) -> None:
         from taiwa.benchmarks.da_distribution.demo import run_demo

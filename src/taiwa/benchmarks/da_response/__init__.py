@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from taiwa.benchmarks.da_response.dataset import DAResponseItem
     from taiwa.harness.method import Results, Stage
     from taiwa.models.types import ChatMessage
+    from taiwa.report.runs import RunData
+    from taiwa.report.section import Section
 
 
 class DAResponseOptions(BaseModel):
@@ -121,6 +123,11 @@ class DAResponseMethod:
             if "examples" in block:
                 out.append(examples_table(block["examples"], system))
         return out
+
+    def report(self, run: RunData) -> Section:
+        from taiwa.benchmarks.da_response.report import section
+
+        return section(run)
 
     def demo(self, console: Console, out: Path) -> None:
         from taiwa.benchmarks.da_response.demo import run_demo

@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     from taiwa.benchmarks.intent.dataset import IntentItem
     from taiwa.harness.method import Role, Stage
     from taiwa.models.types import ChatMessage
+    from taiwa.report.runs import RunData
+    from taiwa.report.section import Section
 
 
 class IntentOptions(BaseModel):
@@ -129,6 +131,11 @@ class IntentMethod:
         from taiwa.benchmarks.intent.tables import tables
 
         return tables(summary)
+
+    def report(self, run: RunData) -> Section:
+        from taiwa.benchmarks.intent.report import section
+
+        return section(run)
 
     def demo(self, console: Console, out: Path) -> None:
         from taiwa.benchmarks.intent.demo import run_demo

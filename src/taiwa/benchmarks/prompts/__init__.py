@@ -17,6 +17,8 @@ from taiwa.harness.method import NoOptions, Results, Setup, Summary, Upstream
 if TYPE_CHECKING:
     from taiwa.benchmarks.prompts.dataset import PromptSample
     from taiwa.harness.method import Stage
+    from taiwa.report.runs import RunData
+    from taiwa.report.section import Section
 
 _JA = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uff66-\uff9f]")
 _VISIBLE = re.compile(r"\S")
@@ -97,6 +99,19 @@ class PromptsMethod:
         from taiwa.tables import systems_table
 
         return [systems_table(summary, "prompts", METRICS, "mean [95 % bootstrap CI]")]
+
+    def report(self, run: RunData) -> Section:
+        """The share of Japanese and the ROUGE F-measures per system as bars with 95 % CIs."""
+        from taiwa.report.figures import grouped_bars
+        from taiwa.report.section import Figure, Section
+
+        systems = run.summary["systems"]
+        keys = [k for k in METRICS if k != "chars" and any(k in b for b in systems.values())]
+        series = {s: [b.get(k) for k in keys] for s, b in systems.items()}
+        if not keys or not series:
+            return Section()
+        svg = grouped_bars([METRICS[k] for k in keys], series, "mean per reply", ylim=(0, 1.05))
+        return Section([Figure("per system", svg, "error bars: 95 % bootstrap CI")])
 
     def demo(self, console: Any, out: Path) -> None:
         """Two baselines and the references themselves (``human``) on the bundled prompts."""

@@ -1,0 +1,51 @@
+"""The intent section of ``taiwa report`` (seed 004): Table 1's accuracies as bars
+(context-independent, context-dependent, all) with their 95 % CIs, and the stability curve
+(Fig. 1) the run wrote (``stability.svg``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from taiwa.report.section import Figure, Section
+
+if TYPE_CHECKING:
+    from taiwa.report.runs import RunData
+
+SPLITS = (
+    ("accuracy_independent", "文脈非依存 (independent)", "independent"),
+    ("accuracy_dependent", "文脈依存 (dependent)", "dependent"),
+    ("accuracy", "全体 (all)", "all"),
+)
+"""Table 1's columns: the summary key, the label, the key of its item count."""
+
+
+def section(run: RunData) -> Section:
+    from taiwa.report.figures import grouped_bars
+
+    systems = run.summary["systems"]
+    items = run.summary["across"].get("items", {})
+    out = Section()
+    if systems:
+        series = {
+            f"{label} (n={items.get(count, '?')})": [b.get(key) for b in systems.values()]
+            for key, label, count in SPLITS
+        }
+        out.figures.append(
+            Figure(
+                "accuracy by context dependence (seed 004 Table 1)",
+                grouped_bars(list(systems), series, "accuracy", ylim=(0, 1.05)),
+                "share of items answered with the gold option; error bars: 95 % bootstrap CI; "
+                "an unparseable answer is scored wrong; chance is 0.25",
+            )
+        )
+    svg = run.text("stability.svg")
+    if svg:
+        out.figures.append(
+            Figure(
+                "stability over prefix size (seed 004 Fig. 1)",
+                svg,
+                "|accuracy on the first n items − full accuracy| per model, beside the mean gap "
+                "of random subsets of n; the grey line is the threshold",
+            )
+        )
+    return out

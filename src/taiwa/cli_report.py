@@ -1,0 +1,60 @@
+"""``taiwa report`` and ``taiwa leaderboard``: generic over every registered method (the
+sections come from the method packages through :mod:`taiwa.report`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+
+def register(app: typer.Typer, console: Console) -> None:
+    @app.command()
+    def report(
+        run_dirs: Annotated[
+            list[Path],
+            typer.Argument(
+                help="Run directories (holding summary.json), or directories to search below.",
+                show_default=False,
+            ),
+        ],
+        out: Annotated[
+            Path | None,
+            typer.Option(
+                help="The HTML file to write (default: report.html in the first directory given)."
+            ),
+        ] = None,
+    ) -> None:
+        """One self-contained HTML report of the runs: per benchmark the seed's tables with n and
+        95 % CIs, charts, examples, provenance and failures (no network needed to view it)."""
+        from taiwa.report.page import write_report
+
+        path = write_report(run_dirs, out)
+        console.print(f"report: {escape(str(path))}", highlight=False, soft_wrap=True)
+
+    @app.command()
+    def leaderboard(
+        runs_dir: Annotated[
+            Path, typer.Argument(help="A directory holding run directories (e.g. runs/).")
+        ],
+        out: Annotated[
+            Path | None,
+            typer.Option(
+                help="The HTML file to write (default: RUNS_DIR/leaderboard.html); "
+                "the Markdown goes beside it (.md)."
+            ),
+        ] = None,
+    ) -> None:
+        """One table per benchmark across every run and model below RUNS_DIR, as HTML (sortable)
+        and Markdown."""
+        from taiwa.report.leaderboard import write_leaderboard
+
+        html_path, md_path = write_leaderboard(runs_dir, out)
+        console.print(
+            f"leaderboard: {escape(str(html_path))} and {escape(str(md_path))}",
+            highlight=False,
+            soft_wrap=True,
+        )

@@ -1,0 +1,79 @@
+"""``taiwa leaderboard RUNS_DIR``: one table per method across every finished run below
+``RUNS_DIR``, built from each run's headline table (the first of ``Method.tables``, the seed's
+layout with n and 95 % CIs) with a leading ``run`` column; written as HTML (sortable by a click
+on a column head, a few lines of inline JavaScript) and as Markdown."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from taiwa.report.html import esc, join, tag
+from taiwa.report.page import CSS
+from taiwa.report.rich_html import TableData, as_text, table_data, table_html, table_markdown
+from taiwa.report.runs import RunData, find_runs, load_run, summary_errors
+from taiwa.report.section import Html
+
+SORT_JS = """
+document.querySelectorAll("table.sortable").forEach(t=>{
+t.querySelectorAll("th").forEach((th,i)=>{
+th.addEventListener("click",()=>{const b=t.tBodies[0],rows=[...b.rows],up=th.dataset.dir!=="up";
+const key=r=>{const s=r.cells[i].innerText,m=s.match(/-?\\d+(\\.\\d+)?/);
+return m?parseFloat(m[0]):s};
+rows.sort((x,y)=>{const a=key(x),c=key(y);const d=typeof a==="number"&&typeof c==="number"?a-c:
+String(a).localeCompare(String(c));return up?d:-d});th.dataset.dir=up?"up":"down";
+rows.forEach(r=>b.appendChild(r))})})});
+"""
+
+
+def headline_tables(runs: Sequence[RunData]) -> list[tuple[str, TableData]]:
+    """Per method (registry order), the runs' headline tables joined where their columns are
+    the same, each row led by its run directory."""
+    from rich.table import Table
+
+    from taiwa.benchmarks import get_method, method_names
+
+    order = {n: k for k, n in enumerate(method_names())}
+    out: dict[tuple[str, tuple[str, ...]], TableData] = {}
+    for run in sorted(runs, key=lambda r: (order.get(r.method, len(order)), str(r.path))):
+        with summary_errors(run):
+            tables = list(get_method(run.method).tables(run.summary))
+        if not tables or not isinstance(tables[0], Table):
+            continue
+        td = table_data(tables[0])
+        key = (run.method, td.header_key)
+        if key not in out:
+            out[key] = TableData(td.title, td.caption, [as_text("run"), *td.headers], [])
+        out[key].rows += [[as_text(str(run.path)), *row] for row in td.rows]
+    return [(method, td) for (method, _), td in out.items()]
+
+
+def write_leaderboard(runs_dir: Path, out: Path | None = None) -> tuple[Path, Path]:
+    """``leaderboard.html`` and ``leaderboard.md`` (in ``runs_dir`` unless ``out`` names the
+    HTML file; the Markdown goes beside it)."""
+    from taiwa.io import atomic_open
+
+    runs = [load_run(p) for p in find_runs([runs_dir])]
+    tables = headline_tables(runs)
+    made = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    body: list[Html] = []
+    md = [f"# taiwa leaderboard\n\n{len(runs)} run(s) below `{runs_dir}`, written {made}.\n"]
+    for method, td in tables:
+        body.append(tag("h2", method))
+        body.append(table_html(td, sortable=True))
+        md += [f"## {method}\n", table_markdown(td), ""]
+    page = (
+        '<!DOCTYPE html>\n<html lang="ja"><head><meta charset="utf-8">'
+        f"<title>taiwa leaderboard</title><style>{CSS}</style></head><body>"
+        f'<h1>taiwa leaderboard</h1><p class="muted">{len(runs)} run(s) below '
+        f"{esc(runs_dir)}, written {made}; click a column head to sort.</p>{join(body)}"
+        f"<script>{SORT_JS}</script></body></html>\n"
+    )
+    html_path = out or runs_dir / "leaderboard.html"
+    md_path = html_path.with_suffix(".md")
+    with atomic_open(html_path, "w") as fh:
+        fh.write(page)
+    with atomic_open(md_path, "w") as fh:
+        fh.write("\n".join(md) + "\n")
+    return html_path, md_path

@@ -1,0 +1,129 @@
+"""The methods' terminal tables (rich) as HTML and Markdown, cell for cell: the report shows
+exactly what ``taiwa run`` prints (the cells are formatted once, in the method's ``tables.py``
+with :mod:`taiwa.tables`), with rich's colours kept as CSS classes."""
+
+from __future__ import annotations
+
+import html
+import itertools
+from dataclasses import dataclass
+from typing import Any
+
+from taiwa.report.section import Html
+
+STYLES = ("red", "green", "yellow", "dim", "bold")
+"""rich styles kept as CSS classes (``st-red`` ...); others are dropped."""
+
+
+def as_text(renderable: Any) -> Any:
+    """A rich ``Text`` for a cell, a title or a line: markup strings are parsed (the tables
+    escape input text with :func:`taiwa.tables.clip`), other objects shown as ``str``."""
+    from rich.errors import MarkupError
+    from rich.text import Text
+
+    if isinstance(renderable, Text):
+        return renderable
+    if renderable is None:
+        return Text("")
+    if isinstance(renderable, str):
+        try:
+            return Text.from_markup(renderable)
+        except MarkupError:
+            return Text(renderable)
+    return Text(str(renderable))
+
+
+def _classes(style: Any) -> list[str]:
+    words = str(style).split()
+    return [f"st-{w}" for w in words if w in STYLES]
+
+
+def text_html(text: Any) -> Html:
+    """A rich ``Text`` as escaped HTML: styled spans become ``<span class="st-…">``, line
+    breaks ``<br>``."""
+    plain: str = text.plain
+    cuts = {0, len(plain)}
+    for span in text.spans:
+        cuts.update((span.start, span.end))
+    points = sorted(c for c in cuts if 0 <= c <= len(plain))
+    out: list[str] = []
+    for a, b in itertools.pairwise(points):
+        piece = html.escape(plain[a:b]).replace("\n", "<br>")
+        classes = [c for s in text.spans if s.start <= a and s.end >= b for c in _classes(s.style)]
+        out.append(f'<span class="{" ".join(classes)}">{piece}</span>' if classes else piece)
+    body = "".join(out)
+    whole = _classes(text.style) if text.style else []
+    return Html(f'<span class="{" ".join(whole)}">{body}</span>' if whole else body)
+
+
+@dataclass
+class TableData:
+    """A table as text: title, caption, header and rows of rich ``Text`` cells."""
+
+    title: str
+    caption: str
+    headers: list[Any]
+    rows: list[list[Any]]
+
+    @property
+    def header_key(self) -> tuple[str, ...]:
+        return tuple(h.plain for h in self.headers)
+
+
+def table_data(table: Any) -> TableData:
+    """A rich ``Table``'s title, caption, headers and cells."""
+    columns = table.columns
+    cells = [list(c.cells) for c in columns]
+    n_rows = max((len(c) for c in cells), default=0)
+    rows = [
+        [as_text(cells[j][i]) if i < len(cells[j]) else as_text("") for j in range(len(columns))]
+        for i in range(n_rows)
+    ]
+    return TableData(
+        title=as_text(table.title).plain,
+        caption=as_text(table.caption).plain,
+        headers=[as_text(c.header) for c in columns],
+        rows=rows,
+    )
+
+
+def table_html(td: TableData, *, sortable: bool = False) -> Html:
+    """``td`` as an HTML table (its title as the caption, its caption below it)."""
+    head = "".join(f"<th>{text_html(h)}</th>" for h in td.headers)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{text_html(c)}</td>" for c in row) + "</tr>" for row in td.rows
+    )
+    cls = ' class="sortable"' if sortable else ""
+    title = f"<caption>{html.escape(td.title)}</caption>" if td.title else ""
+    note = f'<p class="caption">{html.escape(td.caption)}</p>' if td.caption else ""
+    return Html(
+        f'<div class="table"><table{cls}>{title}<thead><tr>{head}</tr></thead>'
+        f"<tbody>{body}</tbody></table>{note}</div>"
+    )
+
+
+def table_markdown(td: TableData) -> str:
+    """``td`` as a GitHub Markdown table (line breaks in cells become spaces, pipes escaped)."""
+
+    def cell(t: Any) -> str:
+        return " ".join(t.plain.split()).replace("|", "\\|")
+
+    lines = [f"**{cell(as_text(td.title))}**", ""] if td.title else []
+    lines.append("| " + " | ".join(cell(h) for h in td.headers) + " |")
+    lines.append("|" + "---|" * len(td.headers))
+    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in td.rows]
+    if td.caption:
+        lines += ["", cell(as_text(td.caption))]
+    return "\n".join(lines)
+
+
+def renderable_html(item: Any) -> Html:
+    """A terminal table as an HTML table; a line of text (``str`` markup or ``Text``) as a
+    paragraph; an :class:`Html` block as is."""
+    from rich.table import Table
+
+    if isinstance(item, Html):
+        return item
+    if isinstance(item, Table):
+        return table_html(table_data(item))
+    return Html(f'<p class="line">{text_html(as_text(item))}</p>')

@@ -1,0 +1,268 @@
+"""``taiwa report`` and ``taiwa leaderboard`` on real run directories of every method (small
+fast runs, :mod:`report_runs`): each method's section, escaping, failures with examples, the
+one-line errors for truncated and hand-edited files, and the leaderboard."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from cli import taiwa
+from report_runs import build_runs, failing_chitchat
+from taiwa.errors import InputError
+from taiwa.report.page import write_report
+
+METHODS = ["prompts", "da-response", "chitchat", "da-distribution", "cohesion", "intent"]
+"""Every registered method, in the registry's order: the order of the report's sections."""
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    return build_runs(tmp_path_factory.mktemp("runs"))
+
+
+@pytest.fixture(scope="module")
+def page(runs: dict[str, Path]) -> str:
+    root = runs["cohesion"].parent
+    return write_report([root], root / "report.html").read_text("utf-8")
+
+
+def _sections(html: str) -> dict[str, str]:
+    parts = re.split(r'<section class="method" data-method="([^"]+)">', html)
+    return dict(zip(parts[1::2], parts[2::2], strict=True))
+
+
+def test_every_method_has_its_tables_and_figures(page: str) -> None:
+    sections = _sections(page)
+    assert list(sections) == METHODS
+    figures = {m: s.count("<figure>") for m, s in sections.items()}
+    # da-response: breakdown (one per run); chitchat: win rates, ROUGE-L and single per
+    # task, human ranks; da-distribution: acts, transitions, consistency; cohesion: shares,
+    # precision/recall, per-dialogue scatter; intent: accuracies, stability
+    assert figures == {
+        "prompts": 1,
+        "da-response": 2,
+        "chitchat": 4,
+        "da-distribution": 3,
+        "cohesion": 3,
+        "intent": 2,
+    }
+    for body in sections.values():
+        assert "<table" in body and "<svg" in body and "</svg>" in body
+    # the two da-response runs share their headline table: one table with both systems
+    da = sections["da-response"]
+    assert "all 2 runs" in da and "builtin:fixed" in da and "human" in da
+    # Table 2 examples and cohesion's highlighted words
+    assert "Representative examples (seed 000 Table 2)" in da
+    assert '<mark class="hit">' in sections["cohesion"]
+    assert "Spearman ρ" in sections["chitchat"]
+
+
+def test_numbers_match_the_summary_and_terminal_cells(runs: dict[str, Path], page: str) -> None:
+    from taiwa.tables import ci_cell
+
+    s = json.loads((runs["intent"] / "summary.json").read_text("utf-8"))
+    acc = s["systems"]["builtin:random"]["accuracy"]
+    cell = ci_cell(acc).replace("\n", "<br>")
+    assert cell in _sections(page)["intent"]
+
+
+def test_provenance_and_no_network(page: str, runs: dict[str, Path]) -> None:
+    cfg = json.loads((runs["intent"] / "config.json").read_text("utf-8"))
+    assert cfg["taiwa_version"] in page
+    for digest in cfg["prompt_sha256"].values():
+        assert digest[:12] in page
+    # self-contained: nothing fetched from anywhere
+    assert not re.search(r'(src|href)="(https?:)?//', page)
+    assert "<script" not in page
+
+
+def test_text_from_data_is_escaped(runs: dict[str, Path], tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    shutil.copytree(runs["intent"], run)
+    path = run / "summary.json"
+    s = json.loads(path.read_text("utf-8"))
+    s["systems"]["<img src=x onerror=alert(1)>"] = s["systems"].pop("builtin:random")
+    s["notes"].append("<script>alert(2)</script>")
+    path.write_text(json.dumps(s, ensure_ascii=False, indent=2), "utf-8")
+    html = write_report([run]).read_text("utf-8")
+    assert "<img src=x" not in html and "<script>alert" not in html
+    assert "&lt;img src=x onerror=alert(1)&gt;" in html
+    assert "&lt;script&gt;alert(2)&lt;/script&gt;" in html
+
+
+def test_failures_are_counted_with_examples(tmp_path: Path) -> None:
+    run = failing_chitchat(tmp_path)
+    html = write_report([run]).read_text("utf-8")
+    s = json.loads((run / "summary.json").read_text("utf-8"))
+    failed = s["failures"]["single_judge"]
+    assert failed > 0
+    assert f"single_judge: {failed}" in html
+    assert f"judgments_single.jsonl: {failed} failed" in html or re.search(
+        rf"\.jsonl: {failed} failed", html
+    )
+    assert "invalid output after 1 attempt" in html
+    assert "model calls per role" in html
+
+
+def _cli_error(*args: str) -> str:
+    r = taiwa("report", *args)
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "Traceback" not in r.stderr
+    return " ".join(r.stderr.split())
+
+
+def test_truncated_summary_names_file_and_line(runs: dict[str, Path], tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    shutil.copytree(runs["cohesion"], run)
+    text = (run / "summary.json").read_text("utf-8")
+    (run / "summary.json").write_text(text[: len(text) // 2], "utf-8")
+    lines = text[: len(text) // 2].count("\n") + 1
+    msg = _cli_error(str(run))
+    assert f"summary.json:{lines}:" in msg and "truncated" in msg
+
+
+def test_hand_edited_summary_names_the_field(runs: dict[str, Path], tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    shutil.copytree(runs["intent"], run)
+    path = run / "summary.json"
+    text = path.read_text("utf-8")
+    s = json.loads(text)
+    s["systems"]["human"]["accuracy"]["value"] = "high"
+    edited = json.dumps(s, ensure_ascii=False, indent=2)
+    path.write_text(edited, "utf-8")
+    line = next(k + 1 for k, ln in enumerate(edited.splitlines()) if '"value": "high"' in ln)
+    msg = _cli_error(str(run))
+    assert f"summary.json:{line}:" in msg
+    assert "systems.human.accuracy.value" in msg and "a number or null" in msg
+    # a block the method needs, gone: named, not a traceback
+    del s["systems"]["human"]["accuracy"]  # shown as "–"
+    del s["across"]["items"]
+    path.write_text(json.dumps(s, ensure_ascii=False, indent=2), "utf-8")
+    with pytest.raises(InputError, match=r"summary\.json: field 'items': .*taiwa's intent"):
+        write_report([run])
+
+
+def test_truncated_stage_file_names_its_line(runs: dict[str, Path], tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    shutil.copytree(runs["cohesion"], run)
+    scores = run / "scores.jsonl"
+    raw = scores.read_bytes()
+    cut = raw[: raw.rfind(b"\n", 0, len(raw) - 1) + 40]  # the last line cut short
+    scores.write_bytes(cut)
+    line = cut.count(b"\n") + 1
+    msg = _cli_error(str(run))
+    assert f"scores.jsonl:{line}:" in msg
+
+
+def test_not_a_run_directory(tmp_path: Path) -> None:
+    msg = _cli_error(str(tmp_path / "nowhere"))
+    assert "nowhere" in msg and "run directory" in msg
+    r = taiwa("report", str(tmp_path))
+    assert r.returncode == 2 and "no finished run" in r.stderr
+
+
+def test_leaderboard_joins_runs(runs: dict[str, Path], tmp_path: Path) -> None:
+    root = runs["cohesion"].parent
+    out = tmp_path / "lb.html"
+    r = taiwa("leaderboard", str(root), "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    html, md = out.read_text("utf-8"), out.with_suffix(".md").read_text("utf-8")
+    assert html.count('<table class="sortable">') >= 6
+    assert "<script>" in html and "localeCompare" in html
+    # both da-response runs in one table, one row each
+    da = md.split("## da-response", 1)[1].split("## ", 1)[0]
+    assert da.count(str(runs["da-response"])) == 1 and da.count(str(runs["da-response-2"])) == 1
+    for method in ("prompts", "chitchat", "da-distribution", "cohesion", "intent"):
+        assert f"## {method}" in md
+
+
+ARTIFACTS = Path(__file__).parent / "artifacts"
+
+
+def test_report_renders_in_chromium(page: str, runs: dict[str, Path]) -> None:
+    """The report in a real headless Chromium: no console error, every method's section and
+    table shown, every chart an SVG with drawn content; the screenshot is kept in
+    tests/artifacts/report.png."""
+    from browser import Browser
+
+    path = runs["cohesion"].parent / "report.html"
+    with Browser() as b:
+        b.open(path.as_uri())
+        found = b.evaluate(
+            """JSON.stringify({
+            sections: [...document.querySelectorAll("section.method")].map(s => ({
+                method: s.dataset.method,
+                height: s.getBoundingClientRect().height,
+                tables: s.querySelectorAll("table").length,
+                svgs: [...s.querySelectorAll("figure svg")].map(g => {
+                    const r = g.getBoundingClientRect();
+                    return {w: r.width, h: r.height,
+                            shapes: g.querySelectorAll("path, rect, use, text").length};
+                }),
+            })),
+        })"""
+        )
+        shot = b.screenshot(ARTIFACTS / "report.png")
+        errors = b.errors()
+    print(f"screenshot: {shot}")
+    assert errors == []
+    sections = {s["method"]: s for s in json.loads(found)["sections"]}
+    assert list(sections) == METHODS
+    for method, s in sections.items():
+        assert s["height"] > 200 and s["tables"] >= 3, method
+        assert s["svgs"], method
+        for svg in s["svgs"]:
+            assert svg["w"] > 100 and svg["h"] > 100 and svg["shapes"] > 10, (method, svg)
+    assert shot.stat().st_size > 50_000
+
+
+def test_leaderboard_sorts_in_chromium(runs: dict[str, Path], tmp_path: Path) -> None:
+    """A click on a column head sorts the rows by the numbers in that column, both ways."""
+    from browser import Browser
+    from taiwa.report.leaderboard import write_leaderboard
+
+    html, _ = write_leaderboard(runs["cohesion"].parent, tmp_path / "lb.html")
+    script = """(() => {
+        const t = [...document.querySelectorAll("table.sortable")]
+            .find(t => t.caption && t.caption.innerText.startsWith("da-distribution"));
+        const col = [...t.tHead.rows[0].cells].findIndex(c => c.innerText.startsWith("DAE"));
+        const values = () => [...t.tBodies[0].rows].map(r => parseFloat(r.cells[col].innerText));
+        t.tHead.rows[0].cells[col].click();
+        const up = values();
+        t.tHead.rows[0].cells[col].click();
+        return JSON.stringify({up, down: values()});
+    })()"""
+    with Browser() as b:
+        b.open(html.as_uri())
+        got = json.loads(b.evaluate(script))
+        errors = b.errors()
+    assert errors == []
+    assert len(got["up"]) == 3 and got["up"] == sorted(got["up"])
+    assert got["down"] == sorted(got["up"], reverse=True) and got["up"] != got["down"]
+
+
+def test_highlight_escapes_and_marks_the_longest_word() -> None:
+    from taiwa.report.html import highlight
+
+    out = highlight("<b>ラーメン</b>とラー油", ["ラー", "ラーメン"])
+    assert out == (
+        '&lt;b&gt;<mark class="hit">ラーメン</mark>&lt;/b&gt;と<mark class="hit">ラー</mark>油'
+    )
+
+
+def test_inline_svg_prefixes_ids_and_drops_scripts() -> None:
+    from taiwa.report.svg import inline_svg
+
+    svg = (
+        '<?xml version="1.0"?>\n<!DOCTYPE svg>\n<svg onload="alert(1)"><defs><clipPath id="c1">'
+        '</clipPath></defs><use xlink:href="#c1"/><g clip-path="url(#c1)"/>'
+        "<script>alert(2)</script></svg>"
+    )
+    out = inline_svg(svg, "f7")
+    assert out.startswith("<svg>") and "alert" not in out and "<?xml" not in out
+    assert 'id="f7-c1"' in out and 'xlink:href="#f7-c1"' in out and "url(#f7-c1)" in out
