@@ -1,0 +1,186 @@
+"""How good is an annotator? Scores DA sequences an annotator wrote against gold ones (issue 16).
+
+For a sequence annotator (seed 000 §4.1: reply → acts with importances), on replies with gold
+sequences:
+
+- per-act precision / recall / F1 and a confusion matrix, over the steps the WED alignment
+  pairs (seed 000 eqs. 4–7): a matched or substituted pair is (gold act, predicted act); a
+  gold step the prediction lacks counts against recall (predicted ``∅``), a predicted step
+  gold lacks against precision (gold ``∅``);
+- WED against gold (mean, with its deletion / insertion / substitution parts) and the share of
+  exact act sequences;
+- on gold-vs-flawed alternatives: how often the gold reply gets a lower WED against the
+  reference than a flawed variant (ties counted apart), overall and per kind of flaw.
+
+Each figure has its n and a seeded 95 % bootstrap CI; :func:`baseline_annotations` gives the
+trivial baselines the figures are read against. For a single-label tagger (seed 002: one act
+per utterance), :func:`label_report` gives the per-act table beside a majority baseline.
+Nothing here knows a method: callers hand in the annotations.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from taiwa.metrics.da_sequence import wed
+from taiwa.metrics.stats import bootstrap_ci, precision_recall_f1
+from taiwa.schema import DASequence, DAStep
+
+NONE = "∅"
+"""The confusion-matrix label of a step one side lacks."""
+
+TIE = 1e-12
+"""WEDs closer than this are a tie (gold not ranked first, not last either)."""
+
+
+@dataclass(frozen=True)
+class Pair:
+    """A reply's annotation (``None``: the annotator failed on it) and its gold sequence."""
+
+    pred: DASequence | None
+    gold: DASequence
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """One gold-vs-flawed comparison: the WED of the annotated gold reply and of the annotated
+    flawed variant, both against the reference (``None``: an annotation failed)."""
+
+    group: str
+    kind: str
+    gold_wed: float | None
+    flawed_wed: float | None
+
+
+def _ci(values: Sequence[float], seed: int) -> dict[str, float | int]:
+    return bootstrap_ci(list(values), seed=seed).as_dict()
+
+
+def aligned_acts(pred: DASequence, gold: DASequence) -> list[tuple[str, str]]:
+    """(gold act, predicted act) for every step of the WED alignment (``∅``: none)."""
+    return [
+        (op.gold_act or NONE, op.pred_act or NONE) for op in wed(pred.steps, gold.steps).alignment
+    ]
+
+
+def sequence_report(pairs: Sequence[Pair], acts: Sequence[str], seed: int = 0) -> dict[str, Any]:
+    """Per-act P/R/F1, confusion matrix, WED against gold and exact-sequence rate of ``pairs``
+    (failed annotations are counted, and scored as an empty sequence: WED 1)."""
+    labels = [*acts, NONE]
+    gold_acts: list[str] = []
+    pred_acts: list[str] = []
+    weds: list[float] = []
+    parts: dict[str, list[float]] = {"deletion": [], "insertion": [], "substitution": []}
+    exact: list[float] = []
+    for p in pairs:
+        pred = p.pred if p.pred is not None else DASequence(steps=[])
+        for g, q in aligned_acts(pred, p.gold):
+            gold_acts.append(g)
+            pred_acts.append(q)
+        w = wed(pred.steps, p.gold.steps)
+        weds.append(w.total)
+        for name in parts:
+            parts[name].append(getattr(w, name))
+        exact.append(float(pred.acts == p.gold.acts))
+    scores = precision_recall_f1(gold_acts, pred_acts, labels)
+    per_act = {
+        a: {"precision": s.precision, "recall": s.recall, "f1": s.f1, "support": s.support}
+        for a, s in scores.items()
+        if a != NONE
+    }
+    present = [a for a in acts if per_act[a]["support"]]
+    confusion = Counter(zip(gold_acts, pred_acts, strict=True))
+    return {
+        "n_replies": len(pairs),
+        "failed": sum(p.pred is None for p in pairs),
+        "n_steps": sum(1 for g in gold_acts if g != NONE),
+        "per_act": per_act,
+        "macro_f1": sum(per_act[a]["f1"] for a in present) / len(present) if present else 0.0,
+        "confusion": {g: {q: confusion[(g, q)] for q in labels} for g in labels},
+        "wed": _ci(weds, seed),
+        **{name: _ci(v, seed) for name, v in parts.items()},
+        "exact_sequence": _ci(exact, seed),
+    }
+
+
+def ranking_report(rankings: Sequence[Ranking], seed: int = 0) -> dict[str, Any]:
+    """Gold ranked first (strictly lower WED) per comparison, overall and per kind of flaw:
+    share with CI, and the counts of wins, ties, losses and failed comparisons."""
+
+    def block(rows: Sequence[Ranking]) -> dict[str, Any]:
+        scored = [
+            (g, f)
+            for r in rows
+            if (g := r.gold_wed) is not None and (f := r.flawed_wed) is not None
+        ]
+        wins = [float(g < f - TIE) for g, f in scored]
+        ties = sum(abs(g - f) <= TIE for g, f in scored)
+        return {
+            "gold_first": _ci(wins, seed),
+            "wins": int(sum(wins)),
+            "ties": int(ties),
+            "losses": len(scored) - int(sum(wins)) - int(ties),
+            "failed": len(rows) - len(scored),
+        }
+
+    kinds = sorted({r.kind for r in rankings})
+    return {
+        "n_groups": len({r.group for r in rankings}),
+        "all": block(rankings),
+        "by_kind": {k: block([r for r in rankings if r.kind == k]) for k in kinds},
+    }
+
+
+def equal_steps(act: str, n: int) -> DASequence:
+    """``n`` steps of ``act`` with equal importance."""
+    return DASequence(steps=[DAStep(act=act, importance=1.0 / n) for _ in range(n)])
+
+
+def baseline_annotations(
+    sentence_counts: Sequence[int], majority: str, fixed: str
+) -> dict[str, list[DASequence]]:
+    """The trivial annotators, one sequence per reply from its number of sentences:
+    ``majority`` (the majority act on every sentence, equal importance) and ``fixed`` (one
+    ``fixed`` act per sentence, equal importance: the act a reply is by default)."""
+    return {
+        f"majority act per sentence ({majority})": [
+            equal_steps(majority, n) for n in sentence_counts
+        ],
+        f"one {fixed} per sentence, equal importance": [
+            equal_steps(fixed, n) for n in sentence_counts
+        ],
+    }
+
+
+def majority_act(golds: Sequence[DASequence]) -> str:
+    """The most frequent act over the steps of ``golds`` (ties: first seen)."""
+    counts = Counter(a for g in golds for a in g.acts)
+    return counts.most_common(1)[0][0]
+
+
+def label_report(
+    gold: Sequence[str], pred: Sequence[str | None], acts: Sequence[str], seed: int = 0
+) -> dict[str, Any]:
+    """Per-act P/R/F1, macro-F1, accuracy (with CI) and confusion of single labels (a failed
+    tag, ``None``, counts as ``∅``)."""
+    labels = [*acts, NONE]
+    shown = [p or NONE for p in pred]
+    scores = precision_recall_f1(gold, shown, labels)
+    per_act = {
+        a: {"precision": s.precision, "recall": s.recall, "f1": s.f1, "support": s.support}
+        for a, s in scores.items()
+        if a != NONE
+    }
+    present = [a for a in acts if per_act[a]["support"]]
+    confusion = Counter(zip(gold, shown, strict=True))
+    return {
+        "n": len(gold),
+        "failed": sum(p is None for p in pred),
+        "per_act": per_act,
+        "macro_f1": sum(per_act[a]["f1"] for a in present) / len(present) if present else 0.0,
+        "accuracy": _ci([float(g == p) for g, p in zip(gold, shown, strict=True)], seed),
+        "confusion": {g: {q: confusion[(g, q)] for q in labels} for g in labels},
+    }
