@@ -194,17 +194,17 @@ def _alt_item(**over: object) -> dict[str, object]:
     [
         (
             lambda i: i["alternatives"][0]["output_dialogue_acts"]["steps"][0].update(act="Banter"),
-            "alternatives.0.output_dialogue_acts.steps.0.act",
+            "alternatives[0].output_dialogue_acts.steps[0].act",
         ),
         (
             lambda i: i["alternatives"][1]["output_dialogue_acts"]["steps"][0].update(
                 importance=-0.5
             ),
-            "alternatives.1.output_dialogue_acts.steps.0.importance",
+            "alternatives[1].output_dialogue_acts.steps[0].importance",
         ),
         (
             lambda i: i["alternatives"][0]["output_dialogue_acts"]["steps"][0].update(importance=0),
-            "alternatives.0.output_dialogue_acts.steps",
+            "alternatives[0].output_dialogue_acts.steps",
         ),
         (lambda i: i.update(alternatives=[]), "alternatives"),
         (lambda i: i["alternatives"].pop(0), "alternatives"),

@@ -129,7 +129,10 @@ class SentenceAnnotator:
 
     classifier: DAClassifier
     importance: ImportanceModel
-    name: str = "offline:sentence-logreg"
+
+    @property
+    def name(self) -> str:
+        return f"offline:{self.classifier.taxonomy}-sentence-logreg"
 
     def annotate_many(self, contexts: Sequence[str], replies: Sequence[str]) -> list[DASequence]:
         """The DA sequence of each reply (an empty reply gives an empty sequence); all
@@ -181,5 +184,4 @@ def train_sentence_annotator(
         sentence_examples(train), acts, FeatureSettings(use_position=True), l2=l2
     )
     classifier.taxonomy = taxonomy
-    classifier.name = f"offline:{taxonomy}-sentence-logreg"
-    return SentenceAnnotator(classifier, ImportanceModel.fit(train), classifier.name), info
+    return SentenceAnnotator(classifier, ImportanceModel.fit(train)), info

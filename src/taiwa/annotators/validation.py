@@ -21,16 +21,20 @@ Nothing here knows a method: callers hand in the annotations.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from taiwa.annotators.sentence_annotator import position_class
 from taiwa.metrics.da_sequence import wed
 from taiwa.metrics.stats import bootstrap_ci, precision_recall_f1
 from taiwa.schema import DASequence, DAStep
 
 NONE = "∅"
 """The confusion-matrix label of a step one side lacks."""
+
+MAJORITY = "majority act per sentence position"
+"""The label of the majority baseline (:func:`baseline_annotations`)."""
 
 TIE = 1e-12
 """WEDs closer than this are a tie (gold not ranked first, not last either)."""
@@ -59,6 +63,25 @@ def _ci(values: Sequence[float], seed: int) -> dict[str, float | int]:
     return bootstrap_ci(list(values), seed=seed).as_dict()
 
 
+def per_act_block(gold: Sequence[str], pred: Sequence[str], acts: Sequence[str]) -> dict[str, Any]:
+    """``per_act`` P/R/F1/support, ``macro_f1`` over the acts gold has, and the ``confusion``
+    matrix (with ``∅``) of paired labels."""
+    labels = [*acts, NONE]
+    scores = precision_recall_f1(gold, pred, labels)
+    per_act = {
+        a: {"precision": s.precision, "recall": s.recall, "f1": s.f1, "support": s.support}
+        for a, s in scores.items()
+        if a != NONE
+    }
+    present = [a for a in acts if per_act[a]["support"]]
+    confusion = Counter(zip(gold, pred, strict=True))
+    return {
+        "per_act": per_act,
+        "macro_f1": sum(per_act[a]["f1"] for a in present) / len(present) if present else 0.0,
+        "confusion": {g: {q: confusion[(g, q)] for q in labels} for g in labels},
+    }
+
+
 def aligned_acts(pred: DASequence, gold: DASequence) -> list[tuple[str, str]]:
     """(gold act, predicted act) for every step of the WED alignment (``∅``: none)."""
     return [
@@ -69,7 +92,6 @@ def aligned_acts(pred: DASequence, gold: DASequence) -> list[tuple[str, str]]:
 def sequence_report(pairs: Sequence[Pair], acts: Sequence[str], seed: int = 0) -> dict[str, Any]:
     """Per-act P/R/F1, confusion matrix, WED against gold and exact-sequence rate of ``pairs``
     (failed annotations are counted, and scored as an empty sequence: WED 1)."""
-    labels = [*acts, NONE]
     gold_acts: list[str] = []
     pred_acts: list[str] = []
     weds: list[float] = []
@@ -85,21 +107,11 @@ def sequence_report(pairs: Sequence[Pair], acts: Sequence[str], seed: int = 0) -
         for name in parts:
             parts[name].append(getattr(w, name))
         exact.append(float(pred.acts == p.gold.acts))
-    scores = precision_recall_f1(gold_acts, pred_acts, labels)
-    per_act = {
-        a: {"precision": s.precision, "recall": s.recall, "f1": s.f1, "support": s.support}
-        for a, s in scores.items()
-        if a != NONE
-    }
-    present = [a for a in acts if per_act[a]["support"]]
-    confusion = Counter(zip(gold_acts, pred_acts, strict=True))
     return {
         "n_replies": len(pairs),
         "failed": sum(p.pred is None for p in pairs),
         "n_steps": sum(1 for g in gold_acts if g != NONE),
-        "per_act": per_act,
-        "macro_f1": sum(per_act[a]["f1"] for a in present) / len(present) if present else 0.0,
-        "confusion": {g: {q: confusion[(g, q)] for q in labels} for g in labels},
+        **per_act_block(gold_acts, pred_acts, acts),
         "wed": _ci(weds, seed),
         **{name: _ci(v, seed) for name, v in parts.items()},
         "exact_sequence": _ci(exact, seed),
@@ -134,31 +146,38 @@ def ranking_report(rankings: Sequence[Ranking], seed: int = 0) -> dict[str, Any]
     }
 
 
-def equal_steps(act: str, n: int) -> DASequence:
-    """``n`` steps of ``act`` with equal importance."""
-    return DASequence(steps=[DAStep(act=act, importance=1.0 / n) for _ in range(n)])
+def equal_steps(acts: Sequence[str]) -> DASequence:
+    """One step per act, equal importances."""
+    return DASequence(steps=[DAStep(act=a, importance=1.0 / len(acts)) for a in acts])
+
+
+def majority_by_position(golds: Sequence[DASequence]) -> dict[str, str]:
+    """The most frequent gold act at each position class (only / first / middle / last step;
+    ties: first seen)."""
+    counts: dict[str, Counter[str]] = {}
+    for g in golds:
+        for k, act in enumerate(g.acts):
+            counts.setdefault(position_class(k, len(g.acts)), Counter())[act] += 1
+    return {pos: c.most_common(1)[0][0] for pos, c in counts.items()}
 
 
 def baseline_annotations(
-    sentence_counts: Sequence[int], majority: str, fixed: str
+    sentence_counts: Sequence[int], majority: Mapping[str, str], fixed: str
 ) -> dict[str, list[DASequence]]:
-    """The trivial annotators, one sequence per reply from its number of sentences:
-    ``majority`` (the majority act on every sentence, equal importance) and ``fixed`` (one
-    ``fixed`` act per sentence, equal importance: the act a reply is by default)."""
+    """The trivial annotators, one sequence per reply from its number of sentences, equal
+    importances: ``majority`` (on each sentence, the most frequent gold act at its position:
+    :func:`majority_by_position`) and ``fixed`` (one ``fixed`` act per sentence)."""
+    common = Counter(majority.values()).most_common(1)[0][0]
+
+    def by_position(n: int) -> list[str]:
+        return [majority.get(position_class(k, n), common) for k in range(n)]
+
     return {
-        f"majority act per sentence ({majority})": [
-            equal_steps(majority, n) for n in sentence_counts
-        ],
+        MAJORITY: [equal_steps(by_position(n)) for n in sentence_counts],
         f"one {fixed} per sentence, equal importance": [
-            equal_steps(fixed, n) for n in sentence_counts
+            equal_steps([fixed] * n) for n in sentence_counts
         ],
     }
-
-
-def majority_act(golds: Sequence[DASequence]) -> str:
-    """The most frequent act over the steps of ``golds`` (ties: first seen)."""
-    counts = Counter(a for g in golds for a in g.acts)
-    return counts.most_common(1)[0][0]
 
 
 def label_report(
@@ -166,21 +185,10 @@ def label_report(
 ) -> dict[str, Any]:
     """Per-act P/R/F1, macro-F1, accuracy (with CI) and confusion of single labels (a failed
     tag, ``None``, counts as ``∅``)."""
-    labels = [*acts, NONE]
     shown = [p or NONE for p in pred]
-    scores = precision_recall_f1(gold, shown, labels)
-    per_act = {
-        a: {"precision": s.precision, "recall": s.recall, "f1": s.f1, "support": s.support}
-        for a, s in scores.items()
-        if a != NONE
-    }
-    present = [a for a in acts if per_act[a]["support"]]
-    confusion = Counter(zip(gold, shown, strict=True))
     return {
         "n": len(gold),
         "failed": sum(p is None for p in pred),
-        "per_act": per_act,
-        "macro_f1": sum(per_act[a]["f1"] for a in present) / len(present) if present else 0.0,
+        **per_act_block(gold, shown, acts),
         "accuracy": _ci([float(g == p) for g, p in zip(gold, shown, strict=True)], seed),
-        "confusion": {g: {q: confusion[(g, q)] for q in labels} for g in labels},
     }

@@ -3,10 +3,10 @@
 The annotator (``offline``, ``replay:FILE`` with ``{"id", "steps"}`` lines keyed by reply id,
 or a chat-model SPEC prompted as in the annotate stage) annotates every labelled reply and every
 variant of every gold-vs-flawed item in the files (:mod:`.labelled`); the figures
-(:mod:`taiwa.annotators.validation`) are printed beside two trivial annotators: the majority
-act of the files' gold steps on every sentence, and one ``Inform`` per sentence, both with equal
-importances. The offline annotator's figures on the bundled held-out files ship in its sidecar
-(``held_out``), so a run's summary can name them.
+(:mod:`taiwa.annotators.validation`) are printed beside two trivial annotators: on each
+sentence the files' most frequent gold act at that position (only / first / middle / last), and
+one ``Inform`` per sentence, both with equal importances. The offline annotator's figures on
+the bundled held-out files ship in its sidecar (``held_out``), so a run's summary can name them.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from taiwa.annotators.validation import (
     Pair,
     Ranking,
     baseline_annotations,
-    majority_act,
+    majority_by_position,
     ranking_report,
     sequence_report,
 )
@@ -77,7 +77,7 @@ def validate_annotator(
     everything = annotate(replies + variants)
     by_id = dict(zip([r.id for r in replies + variants], everything, strict=True))
     counts = {r.id: max(1, len(split_sentences(r.text))) for r in replies + variants}
-    majority = majority_act([r.gold for r in golds])
+    majority = majority_by_position([r.gold for r in golds])
     annotators: dict[str, dict[str, DASequence | None]] = {name: by_id}
     for label, base in baseline_annotations(list(counts.values()), majority, FIXED_ACT).items():
         annotators[label] = dict(zip(counts, base, strict=True))
@@ -126,11 +126,17 @@ def report_tables(report: dict[str, Any]) -> list[Table]:
         f"{main['n_replies']} replies)",
         title_justify="left",
     )
-    for col in ("act", "precision", "recall", "F1", "n"):
+    others = [k for k in report["sequence"] if k != name]
+    for col in ("act", "precision", "recall", "F1", "n", *(f"F1 {k}" for k in others)):
         per.add_column(col, justify="left" if col == "act" else "right")
     for act, r in main["per_act"].items():
         per.add_row(
-            act, f"{r['precision']:.3f}", f"{r['recall']:.3f}", f"{r['f1']:.3f}", str(r["support"])
+            act,
+            f"{r['precision']:.3f}",
+            f"{r['recall']:.3f}",
+            f"{r['f1']:.3f}",
+            str(r["support"]),
+            *(f"{report['sequence'][k]['per_act'][act]['f1']:.3f}" for k in others),
         )
     conf = Table(title="confusion (rows: gold, columns: predicted; ∅ = none)", title_justify="left")
     labels = list(main["confusion"])
