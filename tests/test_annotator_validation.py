@@ -3,6 +3,7 @@ repairs of LLM annotations counted by kind, bad gold files refused with one line
 
 from __future__ import annotations
 
+import hashlib
 import json
 import subprocess
 import sys
@@ -109,7 +110,11 @@ def test_sequence_report_alignment_counts_omissions() -> None:
 
 
 def test_shipped_offline_annotator_meets_the_issue_targets() -> None:
-    held = offline.default_annotator().classifier.meta["held_out"]
+    meta = offline.default_annotator().classifier.meta
+    raw = sample_path(offline.TRAIN).read_bytes()
+    assert meta["training_data"]["sha256"] == hashlib.sha256(raw).hexdigest()
+    assert meta["taxonomy"] == "assistant7" and meta["features"]["use_position"]
+    held = meta["held_out"]
     name = held["annotator"]
     seq, ranking = held["sequence"], held["ranking"]
     baselines = [k for k in seq if k != name]
