@@ -228,3 +228,19 @@ def test_bad_gold_file_is_one_line_naming_file_line_field(
     lines = [ln for ln in res.stderr.splitlines() if ln.strip()]
     assert len(lines) == 1, res.stderr
     assert f"{path}:2" in lines[0] and f"field '{field}'" in lines[0]
+
+
+def test_run_summary_names_the_offline_annotator_and_its_figures(tmp_path: Path) -> None:
+    res = run(
+        RunConfig(method="da-response", models=["builtin:fixed"], limit=2, out=tmp_path / "r"),
+        show_progress=False,
+    )
+    ann = res.summary["across"]["annotator"]
+    held = offline.default_annotator().classifier.meta["held_out"]
+    assert ann["spec"] == "offline" and ann["name"] == held["annotator"]
+    assert ann["validated"]["macro_f1"] == held["sequence"][held["annotator"]]["macro_f1"]
+    assert (
+        ann["validated"]["gold_first"]["n"]
+        == held["ranking"][held["annotator"]]["all"]["gold_first"]["n"]
+    )
+    assert ann["validated"]["files"] == ["heldout.jsonl", "alternatives.jsonl"]
