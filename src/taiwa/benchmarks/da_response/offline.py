@@ -21,6 +21,8 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from taiwa.errors import TaiwaError
+
 if TYPE_CHECKING:
     from taiwa.annotators.sentence_annotator import SentenceAnnotator
 
@@ -65,12 +67,15 @@ def train(out_dir: Path | None = None) -> tuple[SentenceAnnotator, dict[str, Any
     from taiwa.benchmarks.da_response.validate import validate_annotator
 
     path = sample_file(TRAIN)
+    sha = hashlib.sha256(path.read_bytes()).hexdigest()
     replies, _ = load_labelled([path])
     annotator, info = train_sentence_annotator(replies, acts(), TAXONOMY)
+    if hashlib.sha256(path.read_bytes()).hexdigest() != sha:
+        raise TaiwaError(f"{path} changed while the model was trained on it: train again")
     annotator.classifier.meta = {
         "training_data": {
             "path": TRAIN,
-            "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
+            "sha256": sha,
             "n_replies": len(replies),
             "n_sentences": sum(len(r.sentences) for r in replies),
         },
