@@ -244,3 +244,23 @@ def test_run_summary_names_the_offline_annotator_and_its_figures(tmp_path: Path)
         == held["ranking"][held["annotator"]]["all"]["gold_first"]["n"]
     )
     assert ann["validated"]["files"] == ["heldout.jsonl", "alternatives.jsonl"]
+
+
+def test_validate_llm_annotator_counts_its_repairs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = sample_path("da_response/gold.jsonl").read_text("utf-8").splitlines()[0]
+    data = tmp_path / "gold.jsonl"
+    data.write_text(first + "\n", "utf-8")
+    unknown = json.dumps(
+        {"steps": [{"act": "Promise", "importance": 0.2}, {"act": "Commissive", "importance": 0.8}]}
+    )
+    state = StubState(replies=["だめ", unknown])
+    with serve(state) as url:
+        monkeypatch.setenv("OPENAI_BASE_URL", url)
+        monkeypatch.setenv("OPENAI_API_KEY", "test")
+        report = validate_annotator("openai:stub", [data])
+    # the dropped step leaves 0.8: renormalised too
+    assert report["repairs"] == {"re_asked": 1, DROPPED_UNKNOWN_ACT: 1, RENORMALISED: 1}
+    main = report["sequence"]["openai:stub"]
+    assert main["failed"] == 0 and main["exact_sequence"]["value"] == 1.0

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from taiwa.annotators.sentence_annotator import LabelledReply, split_sentences
 from taiwa.benchmarks.da_response.dataset import (
@@ -119,9 +119,7 @@ def load_labelled(
             model: type[BaseModel] = AlternativesItem if "alternatives" in raw else LabelledItem
             try:
                 rec = model.model_validate(raw, context=ctx)
-            except Exception as exc:  # pydantic ValidationError
-                if not hasattr(exc, "errors"):
-                    raise
+            except ValidationError as exc:
                 raise InputError.from_validation(shown_path(path), number, exc) from None
             rid = str(getattr(rec, "id"))  # noqa: B009
             if rid in seen:

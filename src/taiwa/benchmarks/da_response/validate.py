@@ -29,6 +29,8 @@ from taiwa.schema import DASequence
 if TYPE_CHECKING:
     from rich.table import Table
 
+    from taiwa.benchmarks.da_response.labelled import Group
+
 Annotate = Callable[[Sequence[LabelledReply]], list[DASequence | None]]
 """Annotations of replies, in order (``None``: the annotator failed on that reply)."""
 
@@ -97,7 +99,7 @@ def validate_annotator(
     return report
 
 
-def _rankings(groups: Sequence[Any], seqs: dict[str, DASequence | None]) -> list[Ranking]:
+def _rankings(groups: Sequence[Group], seqs: dict[str, DASequence | None]) -> list[Ranking]:
     from taiwa.metrics.da_sequence import wed
 
     def score(reply: LabelledReply, reference: LabelledReply) -> float | None:
