@@ -133,6 +133,7 @@ def test_validate_reproduces_the_shipped_figures() -> None:
     name = report["annotator"]
     assert report["sequence"][name]["wed"] == pytest.approx(shipped["sequence"][name]["wed"])
     assert report["ranking"][name]["all"] == shipped["ranking"][name]["all"]
+    assert report["sequence"][name]["macro_f1_ci"] == shipped["sequence"][name]["macro_f1_ci"]
 
 
 def test_cli_validate_annotator_prints_tables_and_baselines(tmp_path: Path) -> None:

@@ -63,6 +63,35 @@ def _ci(values: Sequence[float], seed: int) -> dict[str, float | int]:
     return bootstrap_ci(list(values), seed=seed).as_dict()
 
 
+def macro_f1_ci(
+    gold: Sequence[str], pred: Sequence[str], unit: Sequence[int], acts: Sequence[str], seed: int
+) -> dict[str, float | int]:
+    """Macro-F1 (over the acts gold has) with a bootstrap CI that resamples the units (replies)
+    the paired labels come from; ``n``: the number of units."""
+    import numpy as np
+
+    code = {a: k for k, a in enumerate([*acts, NONE])}
+    g = np.array([code[a] for a in gold], dtype=np.int64)
+    p = np.array([code[a] for a in pred], dtype=np.int64)
+    u = np.asarray(unit, dtype=np.int64)
+    size, real = len(code), len(acts)
+    n_units = int(u.max()) + 1 if len(u) else 0
+    hit = g == p
+
+    def macro(units: Sequence[int]) -> float:
+        w = np.bincount(np.asarray(units, dtype=np.int64), minlength=n_units)[u].astype(float)
+        tp = np.bincount(g[hit], weights=w[hit], minlength=size)[:real]
+        n_gold = np.bincount(g, weights=w, minlength=size)[:real]
+        n_pred = np.bincount(p, weights=w, minlength=size)[:real]
+        prec = np.divide(tp, n_pred, out=np.zeros(real), where=n_pred > 0)
+        rec = np.divide(tp, n_gold, out=np.zeros(real), where=n_gold > 0)
+        f1 = np.divide(2 * prec * rec, prec + rec, out=np.zeros(real), where=prec + rec > 0)
+        present = n_gold > 0
+        return float(f1[present].mean()) if present.any() else 0.0
+
+    return bootstrap_ci(list(range(n_units)), macro, seed=seed).as_dict()
+
+
 def per_act_block(gold: Sequence[str], pred: Sequence[str], acts: Sequence[str]) -> dict[str, Any]:
     """``per_act`` P/R/F1/support, ``macro_f1`` over the acts gold has, and the ``confusion``
     matrix (with ``∅``) of paired labels."""
@@ -93,15 +122,17 @@ def sequence_report(pairs: Sequence[Pair], acts: Sequence[str], seed: int = 0) -
     """Per-act P/R/F1, confusion matrix, WED against gold and exact-sequence rate of ``pairs``
     (failed annotations are counted, and scored as an empty sequence: WED 1)."""
     gold_acts: list[str] = []
+    units: list[int] = []
     pred_acts: list[str] = []
     weds: list[float] = []
     parts: dict[str, list[float]] = {"deletion": [], "insertion": [], "substitution": []}
     exact: list[float] = []
-    for p in pairs:
+    for k, p in enumerate(pairs):
         pred = p.pred if p.pred is not None else DASequence(steps=[])
         for g, q in aligned_acts(pred, p.gold):
             gold_acts.append(g)
             pred_acts.append(q)
+            units.append(k)
         w = wed(pred.steps, p.gold.steps)
         weds.append(w.total)
         for name in parts:
@@ -112,6 +143,7 @@ def sequence_report(pairs: Sequence[Pair], acts: Sequence[str], seed: int = 0) -
         "failed": sum(p.pred is None for p in pairs),
         "n_steps": sum(1 for g in gold_acts if g != NONE),
         **per_act_block(gold_acts, pred_acts, acts),
+        "macro_f1_ci": macro_f1_ci(gold_acts, pred_acts, units, acts, seed),
         "wed": _ci(weds, seed),
         **{name: _ci(v, seed) for name, v in parts.items()},
         "exact_sequence": _ci(exact, seed),
@@ -190,5 +222,6 @@ def label_report(
         "n": len(gold),
         "failed": sum(p is None for p in pred),
         **per_act_block(gold, shown, acts),
+        "macro_f1_ci": macro_f1_ci(gold, shown, range(len(gold)), acts, seed),
         "accuracy": _ci([float(g == p) for g, p in zip(gold, shown, strict=True)], seed),
     }

@@ -85,5 +85,5 @@ def report_tables(report: Mapping[str, Any]) -> list[Any]:
     for col in ("tagger", "macro-F1", "accuracy", "failed"):
         side.add_column(col, justify="left" if col == "tagger" else "right")
     for label, r in report["labels"].items():
-        side.add_row(label, f"{r['macro_f1']:.3f}", ci_cell(r["accuracy"]), str(r["failed"]))
+        side.add_row(label, ci_cell(r["macro_f1_ci"]), ci_cell(r["accuracy"]), str(r["failed"]))
     return [per, conf, side]

@@ -156,7 +156,7 @@ def report_tables(report: dict[str, Any]) -> list[Table]:
     for label, s in report["sequence"].items():
         cells = [
             label,
-            f"{s['macro_f1']:.3f}",
+            ci_cell(s["macro_f1_ci"]),
             ci_cell(s["wed"]),
             ci_cell(s["deletion"]),
             ci_cell(s["insertion"]),
