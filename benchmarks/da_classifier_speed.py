@@ -15,6 +15,11 @@ drifts, so the two alternate and the best of each is compared; every run's ratio
 
 Prints replies/s of each, the ratio end-to-end / tokeniser, and whether end to end reaches the
 issue's target of 1,000 replies/s.
+
+Then the same for the assistant7 offline annotator of da-response (issue 16): whole replies
+(the bundled held-out replies, repeated to ``--replies``) split into sentences, every sentence
+classified in one batch with its position, importances from the act × position model; beside
+it the tokeniser on the same replies. Target: 500 replies/s.
 """
 
 from __future__ import annotations
@@ -26,6 +31,8 @@ import time
 import fugashi
 
 from taiwa.annotators.da_classifier import default_classifier, load_examples
+from taiwa.benchmarks.da_response.labelled import load_labelled
+from taiwa.benchmarks.da_response.offline import HELD_OUT, default_annotator, sample_file
 
 
 def main() -> None:
@@ -67,6 +74,35 @@ def main() -> None:
         f"best: tokeniser {best_tok:,.0f}/s, classifier {best_e2e:,.0f}/s, "
         f"ratio {best_e2e / best_tok:.3f}; target 1,000/s "
         f"{'met' if best_e2e >= 1000 else 'NOT met'}"
+    )
+    assistant7(args.replies, args.repeats)
+
+
+def assistant7(n: int, repeats: int) -> None:
+    """The offline assistant7 annotator's replies/s beside the tokeniser's."""
+    replies, _ = load_labelled([sample_file(HELD_OUT)])
+    contexts = [replies[k % len(replies)].context for k in range(n)]
+    texts = [replies[k % len(replies)].text for k in range(n)]
+    annotator = default_annotator()
+    annotator.annotate_many(contexts[:5], texts[:5])
+    tagger = fugashi.Tagger()
+    best_tok, best_e2e = 0.0, 0.0
+    for run in range(repeats):
+        start = time.perf_counter()
+        for r in texts:
+            tagger.parse(r)
+        tok = n / (time.perf_counter() - start)
+        start = time.perf_counter()
+        annotator.annotate_many(contexts, texts)
+        e2e = n / (time.perf_counter() - start)
+        best_tok, best_e2e = max(best_tok, tok), max(best_e2e, e2e)
+        print(
+            f"assistant7 run {run + 1}: tokeniser {tok:,.0f} replies/s, annotator "
+            f"{e2e:,.0f} replies/s, ratio {e2e / tok:.3f}"
+        )
+    print(
+        f"assistant7 best: tokeniser {best_tok:,.0f}/s, annotator {best_e2e:,.0f}/s, ratio "
+        f"{best_e2e / best_tok:.3f}; target 500/s {'met' if best_e2e >= 500 else 'NOT met'}"
     )
 
 

@@ -15,6 +15,7 @@ from taiwa.cli_build import build_app
 from taiwa.cli_da import da_app
 from taiwa.cli_report import register as register_report
 from taiwa.cli_run import register as register_run
+from taiwa.cli_validate import validate_app
 from taiwa.errors import TaiwaError
 from taiwa.tables import note_line
 
@@ -37,6 +38,7 @@ score_app = typer.Typer(
 app.add_typer(score_app, name="score")
 app.add_typer(build_app, name="build")
 app.add_typer(da_app, name="da")
+app.add_typer(validate_app, name="validate")
 register_run(app, console)
 register_report(app, console)
 

@@ -133,12 +133,13 @@ def calls_table(calls: list[dict[str, Any]]) -> Table:
         title="model calls per role",
         title_justify="left",
         caption="sent: requests not answered by the cache; fixed: outputs repaired by re-asking; "
-        "bad: still invalid after the last attempt",
+        "bad: still invalid after the last attempt; repairs: every repair by kind",
     )
     t.add_column("role", no_wrap=True)
     t.add_column("model", no_wrap=True, max_width=28, overflow="ellipsis")
     for name in ("req", "sent", "cache", "fail", "fixed", "bad", "s"):
         t.add_column(name, justify="right", no_wrap=True)
+    t.add_column("repairs")
     for c in calls:
         t.add_row(
             c["role"],
@@ -148,6 +149,7 @@ def calls_table(calls: list[dict[str, Any]]) -> Table:
                 for k in ("requests", "calls", "cache_hits", "failures", "repaired", "invalid")
             ),
             f"{c['seconds']:.1f}",
+            ", ".join(f"{k} {v}" for k, v in c.get("repairs", {}).items()) or "-",
         )
     return t
 

@@ -1,10 +1,14 @@
-"""The embedded default dialogue-act classifier for chit-chat replies (seed 002 §5.2, issue 12).
+"""The embedded dialogue-act classifier (seed 002 §5.2, issue 12), one for every taxonomy.
 
-A (context, reply) pair → one ``chitchat11`` act. Features (:mod:`.da_classifier_features`):
-hashed character 1–3-grams of the reply (TF-IDF), of the previous utterance (its own hash
-space), the reply's mean ja-ginza word vector, and reply/context overlap features that make
-echoes (``builtin:parrot``) come out as うなずき・おうむ返し. Model: multinomial logistic
-regression with L2, fitted with L-BFGS-B (:mod:`.da_classifier_train`; no scikit-learn).
+A (context, utterance) pair → one act of the taxonomy it was trained on. The shipped default
+tags chit-chat replies with ``chitchat11``; a method hands other taxonomies and training sets to
+:func:`fit` (e.g. ``assistant7`` sentence by sentence, with position features: issue 16).
+
+Features (:mod:`.da_classifier_features`): hashed character 1–3-grams of the reply (TF-IDF),
+of the previous utterance (its own hash space), the reply's mean ja-ginza word vector, and
+reply/context overlap features that make echoes (``builtin:parrot``) come out as
+うなずき・おうむ返し. Model: multinomial logistic regression with L2, fitted with L-BFGS-B
+(:mod:`.da_classifier_train`; no scikit-learn).
 
 Recipe (:func:`train`), seeded and deterministic, on the bundled labelled set
 (``data/samples/da_distribution/labelled.jsonl``):
@@ -42,6 +46,9 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from taiwa.annotators.da_classifier_report import differences as differences
+from taiwa.annotators.da_classifier_report import format_report
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -63,10 +70,26 @@ ECHO = "うなずき・おうむ返し"
 
 @dataclass(frozen=True)
 class Example:
+    """One labelled utterance; ``index``/``count``: its sentence position in the turn (count 0:
+    not split into sentences)."""
+
     id: str
     context: str
     reply: str
     act: str
+    index: int = 0
+    count: int = 0
+
+    @property
+    def position(self) -> tuple[int, int]:
+        return (self.index, self.count)
+
+
+def design(featurizer: Featurizer, examples: Sequence[Example]) -> Any:
+    """The feature matrix of ``examples``."""
+    return featurizer.transform(
+        [e.context for e in examples], [e.reply for e in examples], [e.position for e in examples]
+    )
 
 
 def load_examples(path: Path | None = None) -> tuple[list[Example], str]:
@@ -98,16 +121,29 @@ class DAClassifier:
     model: Softmax
     meta: dict[str, Any] = field(default_factory=dict)
     name: str = "default:da-logreg"
+    taxonomy: str = TAXONOMY
 
-    def proba(self, contexts: Sequence[str], replies: Sequence[str]) -> np.ndarray:
+    def proba(
+        self,
+        contexts: Sequence[str],
+        replies: Sequence[str],
+        positions: Sequence[tuple[int, int]] | None = None,
+    ) -> np.ndarray:
         """``len(replies) × len(acts)`` probabilities."""
-        return self.model.proba(self.featurizer.transform(contexts, replies))
+        return self.model.proba(self.featurizer.transform(contexts, replies, positions))
 
-    def tag_many(self, contexts: Sequence[str], replies: Sequence[str]) -> list[str]:
-        """The act of each reply given its previous utterance."""
+    def tag_many(
+        self,
+        contexts: Sequence[str],
+        replies: Sequence[str],
+        positions: Sequence[tuple[int, int]] | None = None,
+    ) -> list[str]:
+        """The act of each reply given its previous utterance (and, for a model with position
+        features, its ``(index, count)`` in the turn)."""
         if not replies:
             return []
-        best = self.model.scores(self.featurizer.transform(contexts, replies)).argmax(axis=1)
+        x = self.featurizer.transform(contexts, replies, positions)
+        best = self.model.scores(x).argmax(axis=1)
         return [self.acts[int(k)] for k in best]
 
     def tag(self, context: str, reply: str) -> str:
@@ -132,7 +168,7 @@ class DAClassifier:
         meta = {
             **self.meta,
             "version": VERSION,
-            "taxonomy": TAXONOMY,
+            "taxonomy": self.taxonomy,
             "acts": list(self.acts),
             "features": self.featurizer.settings.to_json(),
             "n_features": int(w.shape[0]),
@@ -164,7 +200,9 @@ class DAClassifier:
             weights[f["rows"]] = f["weights"]
             featurizer = Featurizer(settings, f["idf_reply"], f["idf_context"])
             model = Softmax(weights, f["bias"].astype(np.float64))
-        return cls(tuple(meta["acts"]), featurizer, model, meta)
+        return cls(
+            tuple(meta["acts"]), featurizer, model, meta, taxonomy=meta.get("taxonomy", TAXONOMY)
+        )
 
 
 def shipped_paths() -> tuple[Path, Path]:
@@ -216,9 +254,9 @@ def fit(
         val = [examples[i] for i in va]
         feat = Featurizer.fit(settings, [e.context for e in train], [e.reply for e in train])
         counts = copy_counts(len(train), upsample([e.act for e in train], SEED + 2))
-        x_tr = feat.transform([e.context for e in train], [e.reply for e in train])
+        x_tr = design(feat, train)
         y_tr = np.array([index[e.act] for e in train])
-        x_va = feat.transform([e.context for e in val], [e.reply for e in val])
+        x_va = design(feat, val)
         y_va = np.array([index[e.act] for e in val])
         scores: dict[str, float] = {}
         for value in l2_grid:
@@ -247,7 +285,7 @@ def final_problem(
     index = {a: k for k, a in enumerate(acts)}
     feat = Featurizer.fit(settings, [e.context for e in examples], [e.reply for e in examples])
     counts = copy_counts(len(examples), upsample([e.act for e in examples], SEED + 3))
-    x = feat.transform([e.context for e in examples], [e.reply for e in examples])
+    x = design(feat, examples)
     y = np.array([index[e.act] for e in examples])
     return feat, SoftmaxObjective(x, y, len(acts), l2, counts)
 
@@ -258,9 +296,11 @@ def taxonomy_acts() -> list[str]:
     return [a.name for a in load_taxonomy(TAXONOMY).acts]
 
 
-def majority_baseline(dev: Sequence[Example], test: Sequence[Example]) -> list[str]:
+def majority_baseline(
+    dev: Sequence[Example], test: Sequence[Example], acts: Sequence[str] | None = None
+) -> list[str]:
     """The development split's most frequent act (ties: taxonomy order) for every item."""
-    acts = taxonomy_acts()
+    acts = taxonomy_acts() if acts is None else acts
     counts = {a: sum(e.act == a for e in dev) for a in acts}
     top = max(acts, key=lambda a: counts[a])
     return [top] * len(test)
@@ -280,10 +320,11 @@ def evaluate(
     acts = list(classifier.acts)
     gold = [e.act for e in test]
     contexts, replies = [e.context for e in test], [e.reply for e in test]
+    positions = [e.position for e in test]
     ngram, ngram_info = fit(dev, acts, char_ngram_settings(), l2=ngram_l2)
     return {
-        "default": class_report(gold, classifier.tag_many(contexts, replies), acts),
-        "majority": class_report(gold, majority_baseline(dev, test), acts),
+        "default": class_report(gold, classifier.tag_many(contexts, replies, positions), acts),
+        "majority": class_report(gold, majority_baseline(dev, test, acts), acts),
         "char_ngram": {
             **class_report(gold, ngram.tag_many(contexts, replies), acts),
             "l2": ngram_info["l2"],
@@ -325,53 +366,6 @@ def train(
     if out_dir is not None:
         classifier.save(out_dir)
     return classifier, metrics
-
-
-def format_report(metrics: dict[str, Any], acts: Sequence[str]) -> str:
-    """The held-out table: per-class P/R/F1 of the default, macro-F1 of all three."""
-    per = metrics["default"]["per_class"]
-    lines = [f"{'act':<16} {'P':>6} {'R':>6} {'F1':>6} {'n':>4}"]
-    for act in acts:
-        r = per[act]
-        lines.append(
-            f"{act:<16} {r['precision']:6.3f} {r['recall']:6.3f} {r['f1']:6.3f} {r['support']:4d}"
-        )
-    for key, label in (
-        ("default", "default"),
-        ("char_ngram", "char-n-gram LR"),
-        ("majority", "majority class"),
-    ):
-        m = metrics[key]
-        lines.append(f"macro-F1 {label:<16} {m['macro_f1']:.3f}  (accuracy {m['accuracy']:.3f})")
-    return "\n".join(lines)
-
-
-def differences(fresh: DAClassifier, shipped: DAClassifier) -> list[str]:
-    """How a freshly trained model differs from the shipped one (empty: it reproduces it, the
-    weights to float32 precision)."""
-    import numpy as np
-
-    out: list[str] = []
-    if fresh.acts != shipped.acts:
-        out.append("acts differ")
-    if fresh.featurizer.settings != shipped.featurizer.settings:
-        out.append("feature settings differ")
-    for name in ("idf_reply", "idf_context"):
-        a = getattr(fresh.featurizer, name).astype(np.float32)
-        if not np.array_equal(a, getattr(shipped.featurizer, name)):
-            out.append(f"{name} differs")
-    for name, a, b in (
-        ("weights", fresh.model.weights, shipped.model.weights),
-        ("bias", fresh.model.bias, shipped.model.bias),
-    ):
-        if a.shape != b.shape or not np.allclose(a, b, rtol=1e-4, atol=1e-5):
-            out.append(f"{name} differ")
-    for key in ("held_out_metrics", "training_data", "split"):
-        if json.loads(json.dumps(fresh.meta.get(key))) != shipped.meta.get(key):
-            out.append(f"{key} differs")
-    if fresh.meta.get("training", {}).get("l2") != shipped.meta.get("training", {}).get("l2"):
-        out.append("the L2 strength picked differs")
-    return out
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -14,7 +14,10 @@ Blocks of one feature row (see :class:`FeatureSettings` for the sizes):
    punctuation and lengthening marks, the reply (so trimmed) found inside the context, the
    share of the reply's characters / bigrams found in the context, the share of the context's
    bigrams found in the reply, a question mark at the end, length, empty reply. These make an
-   echo (``builtin:parrot``, or a piece of the context + ？) come out as うなずき・おうむ返し.
+   echo (``builtin:parrot``, or a piece of the context + ？) come out as うなずき・おうむ返し;
+5. optional (``use_position``): where the utterance stands in its turn (:data:`POSITION_NAMES`:
+   only / first / middle / last sentence, log of the number of sentences), for taxonomies
+   tagged sentence by sentence (seed 000 §3.2: a reply is a sequence of acts).
 
 The hash is CRC-32 of the UTF-8 n-gram (not Python's ``hash``, which changes between
 processes), so the same text gives the same columns everywhere. The idf vectors are fitted
@@ -47,6 +50,11 @@ EXTRA_NAMES = (
     "empty_reply",
 )
 
+POSITION_NAMES = ("only", "first", "middle", "last", "log_sentences")
+
+Position = tuple[int, int]
+"""``(index, count)`` of a sentence in its turn."""
+
 _TRAIL = re.compile(r"[\s。、．，.,!！?？…‥～〜ー~wｗ笑)）」』♪☆★]+$")
 _START, _END = "\x02", "\x03"
 
@@ -65,6 +73,7 @@ class FeatureSettings:
     use_vectors: bool = True
     use_context: bool = True
     use_extras: bool = True
+    use_position: bool = False
 
     @property
     def n_reply(self) -> int:
@@ -76,7 +85,8 @@ class FeatureSettings:
 
     @property
     def n_features(self) -> int:
-        return self.n_reply + self.n_context + self.vector_dim + len(EXTRA_NAMES)
+        n = self.n_reply + self.n_context + self.vector_dim + len(EXTRA_NAMES)
+        return n + (len(POSITION_NAMES) if self.use_position else 0)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -113,6 +123,18 @@ def fit_idf(docs: Sequence[dict[int, int]], size: int, min_df: int = 1) -> np.nd
     idf = np.log((1.0 + len(docs)) / (1.0 + df)) + 1.0
     idf[df < max(min_df, 1)] = 0.0
     return idf
+
+
+def position_features(index: int, count: int) -> list[float]:
+    """The values of :data:`POSITION_NAMES` for sentence ``index`` of ``count``."""
+    only = count <= 1
+    return [
+        float(only),
+        float(not only and index == 0),
+        float(not only and 0 < index < count - 1),
+        float(not only and index == count - 1),
+        math.log(max(count, 1)),
+    ]
 
 
 def _trim(text: str) -> str:
@@ -228,13 +250,22 @@ class Featurizer:
         )
         return cls(settings, idf_r, idf_c)
 
-    def transform(self, contexts: Sequence[str], replies: Sequence[str]) -> Any:
-        """The CSR feature matrix (float64) of the pairs."""
+    def transform(
+        self,
+        contexts: Sequence[str],
+        replies: Sequence[str],
+        positions: Sequence[Position] | None = None,
+    ) -> Any:
+        """The CSR feature matrix (float64) of the pairs (``positions``: required when the
+        settings use them)."""
         import scipy.sparse as sp
 
         s = self.settings
         if len(contexts) != len(replies):
             raise ValueError("contexts and replies differ in length")
+        if s.use_position and (positions is None or len(positions) != len(replies)):
+            raise ValueError("positions: one (index, count) per reply expected")
+        off_p = s.n_reply + s.n_context + s.vector_dim + len(EXTRA_NAMES)
         n = len(replies)
         indptr = [0]
         indices: list[int] = []
@@ -242,7 +273,7 @@ class Featurizer:
         off_c = s.n_reply
         off_x = s.n_reply + s.n_context + s.vector_dim
         idf_r, idf_c = self._idf_reply, self._idf_context
-        for ctx, rep in zip(contexts, replies, strict=True):
+        for k, (ctx, rep) in enumerate(zip(contexts, replies, strict=True)):
             _add_tfidf(indices, data, hashed_counts(rep, s.reply_bits, s.ngram_max), idf_r, 0, 1.0)
             if s.use_context:
                 counts = hashed_counts(ctx, s.context_bits, s.ngram_max)
@@ -251,6 +282,11 @@ class Featurizer:
                 for j, v in enumerate(extra_features(ctx, rep)):
                     if v:
                         indices.append(off_x + j)
+                        data.append(v)
+            if s.use_position and positions is not None:
+                for j, v in enumerate(position_features(*positions[k])):
+                    if v:
+                        indices.append(off_p + j)
                         data.append(v)
             indptr.append(len(indices))
         x = sp.csr_matrix(

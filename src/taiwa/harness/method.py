@@ -37,6 +37,14 @@ SYSTEM = "system"
 HUMAN = "human"
 """The pseudo-system answering with the dataset's reference replies (``--model human``)."""
 
+REPAIRS = "repairs"
+"""Row key a stage sets to ``{kind: count}`` when it accepted an output only after repairing
+it (renormalised importances, dropped unknown labels ...); the runner adds them up per role in
+``summary.json`` (``calls[].repairs``), beside :data:`RE_ASKED`."""
+
+RE_ASKED = "re_asked"
+"""Repair kind the runner counts itself: rounds in which an invalid output was re-asked."""
+
 S = TypeVar("S", bound="Sample")
 S_contra = TypeVar("S_contra", bound="Sample", contravariant=True)
 
@@ -188,6 +196,24 @@ class Summary:
     across: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     files: dict[str, Callable[[Path], None]] = field(default_factory=dict)
+
+
+class Validator(Protocol):
+    """How ``taiwa validate ROLE`` scores a value of a method's helper role (an annotator, a
+    tagger ...) against gold labels, beside trivial baselines. A method offers them as an
+    optional ``validators`` mapping, role name → validator."""
+
+    def default_data(self) -> list[Path]:
+        """The bundled held-out files used when no ``--data`` is given."""
+        ...
+
+    def validate(self, spec: str, data: Sequence[Path], seed: int) -> dict[str, Any]:
+        """The report (JSON-able): the figures of ``spec`` and of the baselines, each with n."""
+        ...
+
+    def tables(self, report: Mapping[str, Any]) -> list[Any]:
+        """Terminal tables of a report."""
+        ...
 
 
 class Method(Protocol, Generic[S]):

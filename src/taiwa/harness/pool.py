@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 from taiwa.models.base import ChatModel, OnResponse
 from taiwa.models.cache import CachingModel, ResponseCache
@@ -16,7 +16,9 @@ from taiwa.models.types import ChatRequest, ChatResponse
 @dataclass
 class RoleStats:
     """What one role did with one model: requests sent, answered from the cache, failed,
-    outputs repaired by re-asking, outputs still invalid after the last attempt, seconds."""
+    outputs repaired by re-asking, outputs still invalid after the last attempt, seconds;
+    ``repairs``: kind → count of every repair made to accept an output (``re_asked``: repair
+    rounds sent; other kinds come from the stage's rows, e.g. ``renormalised``)."""
 
     role: str
     spec: str
@@ -27,10 +29,16 @@ class RoleStats:
     repaired: int = 0
     invalid: int = 0
     seconds: float = 0.0
+    repairs: dict[str, int] = field(default_factory=dict)
+
+    def add_repairs(self, kinds: dict[str, int]) -> None:
+        for kind, count in kinds.items():
+            self.repairs[kind] = self.repairs.get(kind, 0) + int(count)
 
     def as_dict(self) -> dict[str, object]:
         d = asdict(self)
         d["seconds"] = round(self.seconds, 3)
+        d["repairs"] = dict(sorted(self.repairs.items()))
         return d
 
 

@@ -30,6 +30,8 @@ from taiwa.errors import TaiwaError
 from taiwa.harness.config import RunConfig
 from taiwa.harness.method import (
     HUMAN,
+    RE_ASKED,
+    REPAIRS,
     SYSTEM,
     Method,
     Results,
@@ -264,8 +266,12 @@ async def run_stage(
                     return
                 model.stats.invalid += 1
                 res = {"error": f"invalid output after {attempt} attempt(s): {res.reason}"}
-            elif attempt > 1:
-                model.stats.repaired += 1
+            else:
+                model.stats.add_repairs(res.get(REPAIRS, {}))
+                if attempt > 1:
+                    model.stats.repaired += 1
+            if attempt > 1:
+                model.stats.add_repairs({RE_ASKED: attempt - 1})
             res.setdefault("attempts", attempt)
             res.setdefault("cached", all(r.cached for r in rs))
             settle(s, res)

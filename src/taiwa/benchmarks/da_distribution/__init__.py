@@ -13,7 +13,7 @@ of adjacent systems over paired batches (§5.1, Fig. 3; :mod:`.consistency`, plo
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -102,6 +102,23 @@ def messages(item: ContextItem) -> list[ChatMessage]:
     return out
 
 
+class TaggerValidator:
+    """``taiwa validate tagger`` (:mod:`.validate_tagger`)."""
+
+    def default_data(self) -> list[Path]:
+        return []
+
+    def validate(self, spec: str, data: Sequence[Path], seed: int) -> dict[str, Any]:
+        from taiwa.benchmarks.da_distribution.validate_tagger import validate_tagger
+
+        return validate_tagger(spec, data, seed)
+
+    def tables(self, report: Mapping[str, Any]) -> list[Any]:
+        from taiwa.benchmarks.da_distribution.validate_tagger import report_tables
+
+        return report_tables(report)
+
+
 class DADistributionMethod:
     name = "da-distribution"
     seed = "002"
@@ -119,6 +136,7 @@ class DADistributionMethod:
         ),
     )
     options = DADistributionOptions
+    validators: Mapping[str, TaggerValidator] = {"tagger": TaggerValidator()}
     prompts: Mapping[str, str] = {"system": SYSTEM_PROMPT}
 
     def default_data(self) -> Path:

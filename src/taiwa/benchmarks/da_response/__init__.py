@@ -9,7 +9,7 @@ its breakdown (:mod:`.scoring`); the summary follows Table 1 with Table 2's exam
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -60,6 +60,26 @@ def messages(item: DAResponseItem) -> list[ChatMessage]:
     ]
 
 
+class AnnotatorValidator:
+    """``taiwa validate annotator`` (:mod:`.validate`); default data: the bundled held-out
+    replies and gold-vs-flawed items of the offline annotator."""
+
+    def default_data(self) -> list[Path]:
+        from taiwa.benchmarks.da_response.offline import held_out_files
+
+        return held_out_files()
+
+    def validate(self, spec: str, data: Sequence[Path], seed: int) -> dict[str, Any]:
+        from taiwa.benchmarks.da_response.validate import validate_annotator
+
+        return validate_annotator(spec, data, seed)
+
+    def tables(self, report: Mapping[str, Any]) -> list[Any]:
+        from taiwa.benchmarks.da_response.validate import report_tables
+
+        return list(report_tables(dict(report)))
+
+
 class DAResponseMethod:
     name = "da-response"
     seed = "000"
@@ -75,10 +95,11 @@ class DAResponseMethod:
         ),
     )
     options = DAResponseOptions
+    validators: Mapping[str, AnnotatorValidator] = {"annotator": AnnotatorValidator()}
     prompts: Mapping[str, str] = {
         "response_system": seed000.RESPONSE_SYSTEM,
         "response_user": seed000.RESPONSE_USER,
-        "annotation": seed000.TAXONOMY + seed000.FEW_SHOT + seed000.ANNOTATION_TASK,
+        "annotation": seed000.TAXONOMY + seed000.few_shot_block() + seed000.ANNOTATION_TASK,
     }
 
     def default_data(self) -> Path:
@@ -109,10 +130,12 @@ class DAResponseMethod:
         ]
 
     def aggregate(self, samples: Iterable[Any], results: Results, setup: Setup) -> Summary:
+        from taiwa.benchmarks.da_response.offline import annotator_summary
         from taiwa.benchmarks.da_response.scoring import system_block
 
         return Summary(
-            {s: system_block(results.ok("score", s), setup.seed) for s in results.systems}
+            {s: system_block(results.ok("score", s), setup.seed) for s in results.systems},
+            across={"annotator": annotator_summary(setup.roles["annotator"])},
         )
 
     def tables(self, summary: Mapping[str, Any]) -> list[Any]:

@@ -3,26 +3,26 @@ importances, by one of three annotators (the ``annotator`` role):
 
 - a model SPEC: the LLM tagger with the seed's taxonomy, definitions and few-shot example
   (App. A.2–A.3), JSON-schema constrained; invalid output is re-asked with the validation
-  error (``annotator_attempts`` rounds), then recorded as an annotation failure;
-- ``offline``: the sentence-level naive Bayes tagger trained on the bundled gold set;
+  error (``annotator_attempts`` rounds), then recorded as an annotation failure; outputs
+  accepted after a repair (importances renormalised, steps with unknown acts dropped) carry
+  their repairs, which the run summary counts per kind;
+- ``offline``: the shared DA classifier applied sentence by sentence with an act × position
+  importance model (:mod:`.offline`), trained on the bundled ``assistant_da`` set;
 - ``replay:FILE``: sequences you already have (``{"id", "steps"}`` lines).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache
 from typing import Any
 
 from taiwa.annotators.replay import load_sequences
-from taiwa.annotators.sentence_tagger import SentenceDATagger
 from taiwa.annotators.steps_json import parse_steps
-from taiwa.benchmarks.da_response.dataset import DAResponseItem, load_da_response, steps_json_schema
+from taiwa.benchmarks.da_response.dataset import DAResponseItem, steps_json_schema
 from taiwa.benchmarks.da_response.prompts import annotation_prompt
-from taiwa.harness.method import Retry, Row, StageBase, StageFailure, Upstream
+from taiwa.harness.method import REPAIRS, Retry, Row, StageBase, StageFailure, Upstream
 from taiwa.harness.stages import LocalStage
 from taiwa.models.types import ChatMessage, ChatRequest, ChatResponse, GenerationParams
-from taiwa.samples import sample_path
 from taiwa.schema import DASequence
 from taiwa.taxonomies import load_taxonomy
 
@@ -48,32 +48,35 @@ class LLMAnnotateStage(StageBase):
         )
         self.taxonomy = load_taxonomy("assistant7")
 
-    def requests(self, sample: DAResponseItem, upstream: Upstream) -> Sequence[ChatRequest]:
-        system, user = annotation_prompt(sample.input.text, _reply(upstream))
+    def request(self, rid: str, user_text: str, reply: str) -> ChatRequest:
+        """The annotation request for one reply to ``user_text``."""
+        system, user = annotation_prompt(user_text, reply)
         messages = [
             ChatMessage(role="system", content=system),
             ChatMessage(role="user", content=user),
         ]
-        return [ChatRequest(id=sample.id, messages=messages, params=self.params)]
+        return ChatRequest(id=rid, messages=messages, params=self.params)
+
+    def requests(self, sample: DAResponseItem, upstream: Upstream) -> Sequence[ChatRequest]:
+        return [self.request(sample.id, sample.input.text, _reply(upstream))]
 
     def finish(
         self, sample: DAResponseItem, upstream: Upstream, replies: Sequence[ChatResponse]
     ) -> Row | Retry:
         try:
-            return steps_row(parse_steps(replies[0].text or "", self.taxonomy))
+            parsed = parse_steps(replies[0].text or "", self.taxonomy)
         except ValueError as exc:
             return Retry(str(exc))
-
-
-@cache
-def default_tagger() -> SentenceDATagger:
-    """The offline tagger trained on the whole bundled sample set (deterministic, < 1 s)."""
-    items = load_da_response(sample_path("da_response/gold.jsonl"))
-    return SentenceDATagger.train([(it.output.text, it.gold) for it in items])
+        row = steps_row(parsed.sequence)
+        if parsed.repairs:
+            row[REPAIRS] = parsed.repairs
+        return row
 
 
 def _offline(sample: DAResponseItem, upstream: Upstream) -> Row:
-    seq = default_tagger().tag(_reply(upstream))
+    from taiwa.benchmarks.da_response.offline import default_annotator
+
+    seq = default_annotator().annotate(sample.input.text, _reply(upstream))
     if not seq.steps:
         raise StageFailure("empty reply: no sentence to tag")
     return steps_row(seq)

@@ -127,12 +127,47 @@ taxonomy, definitions and schema). The wording of this task block is ours; the t
 the few-shot example are App. A.2 and A.3 verbatim."""
 
 
-def annotation_prompt(user_text: str, reply: str) -> tuple[str, str]:
-    """(system, user) for annotating one reply with a DA sequence."""
-    task = ANNOTATION_TASK.format(INPUT=user_text, OUTPUT=reply)
+TABLE2_EXAMPLES: tuple[tuple[str, tuple[tuple[str, float], ...]], ...] = (
+    (
+        "はい、10分のタイマーをセットしました。名前を付けますか？(例:「パスタ」)時間になったらお知らせします。",
+        (("Commissive", 0.60), ("Question", 0.25), ("Inform", 0.15)),
+    ),
+    (
+        "それでは、どんな内容の伝言を残しますか？お相手の名前や伝言したい内容を教えてください。",
+        (("Request", 0.70), ("Question", 0.30)),
+    ),
+    (
+        "はい、12月25日にクリスマスパーティーの予定ですね。カレンダーに登録しておきました。"
+        "時間は後からでも変更できますよ。",
+        (("Check-Question", 0.30), ("Inform", 0.50), ("Inform", 0.20)),
+    ),
+    (
+        "現在、設定されているリマインダーは3件です。明日の午前9時には「ゴミ出し」、来週月曜日の"
+        "午後3時には「歯医者予約」があります。残りのリマインダーも確認しますか？",
+        (("Inform", 0.65), ("Question", 0.35)),
+    ),
+)
+"""Seed 000 Table 2's annotated replies, verbatim (IDs 1 and 4: the reference reply; IDs 2 and
+3: the generated reply), as further few-shot examples: with App. A.3 they show all seven acts
+(issue 16: the demo LLM never wrote Commissive with A.3 alone)."""
+
+
+def few_shot_block() -> str:
+    """App. A.3 and the Table 2 examples, each as a reply and its ``{"steps": ...}``."""
     example = json.loads(FEW_SHOT)
-    few_shot = f"例 (発話「{example['output']['text']}」の分解):\n" + json.dumps(
-        example["output_dialogue_acts"], ensure_ascii=False, indent=2
+    shots = [(example["output"]["text"], example["output_dialogue_acts"])]
+    for text, steps in TABLE2_EXAMPLES:
+        shots.append((text, {"steps": [{"act": a, "importance": w} for a, w in steps]}))
+    return "\n\n".join(
+        f"例{k} (発話「{text}」の分解):\n" + json.dumps(acts, ensure_ascii=False)
+        for k, (text, acts) in enumerate(shots, 1)
     )
+
+
+def annotation_prompt(user_text: str, reply: str) -> tuple[str, str]:
+    """(system, user) for annotating one reply with a DA sequence: App. A.2's taxonomy with its
+    definitions and importance rule, the few-shot examples of :func:`few_shot_block`, then
+    the task."""
+    task = ANNOTATION_TASK.format(INPUT=user_text, OUTPUT=reply)
     system = "あなたは音声アシスタントの応答を対話行為の系列に分解するアノテーターです。"
-    return system, f"{TAXONOMY}\n\n{few_shot}\n\n{task}"
+    return system, f"{TAXONOMY}\n\n{few_shot_block()}\n\n{task}"

@@ -12,6 +12,12 @@ from taiwa.tables import ci_cell, clip
 
 PARTS = ("deletion", "insertion", "substitution")
 
+WLCS_NOTE = (
+    "WLCS does not penalise missing acts (seed 000 normalises by the reply's own importances): "
+    "omissions show in WED's insertion column"
+)
+"""How to read WLCS (issue 16): a reply that leaves out a required act can still get 1.0."""
+
 
 def table1(summary: Mapping[str, Any], title: str) -> list[Table]:
     """Seed 000 Table 1, one row per system: WLCS and WED mean [95 % CI] and SD with n scored
@@ -37,7 +43,8 @@ def table1(summary: Mapping[str, Any], title: str) -> list[Table]:
         )
         parts.add_row(clip(system), *(ci_cell(s.get(p)) for p in PARTS))
     main.caption = (
-        "mean over scored replies, 95 % bootstrap CI below; failed replies are not scored"
+        "mean over scored replies, 95 % bootstrap CI below; failed replies are not scored\n"
+        f"{WLCS_NOTE}"
     )
     return [main, parts]
 

@@ -1,0 +1,187 @@
+"""Sentence-level dialogue-act annotator for sequence taxonomies (seed 000 §3.2, §4.1; issue 16).
+
+A reply becomes a DA sequence with importances, without an LLM (``--annotator offline``):
+
+1. the reply is split into functional sentences (after 。！？!?, not inside a closing quote:
+   :func:`split_sentences`);
+2. each sentence gets an act from the shared classifier (:mod:`.da_classifier`: hashed
+   character n-gram TF-IDF of the sentence and of the user's utterance, mean ja-ginza vector,
+   overlap features, and the sentence's position in the reply), trained on labelled replies the
+   caller hands in with its taxonomy;
+3. each sentence gets a raw weight from :class:`ImportanceModel` (act × position priors fitted
+   on the training replies, backed off to the act's prior when a cell has few examples), and
+   the weights are renormalised to sum 1 (seed 000 eq. 3).
+
+The model ships as the classifier's ``.npz`` + JSON sidecar; the importance table rides in the
+sidecar (``importance``). Nothing here knows a method: the method package hands in its data.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from taiwa.schema import DASequence, DAStep
+
+if TYPE_CHECKING:
+    from taiwa.annotators.da_classifier import DAClassifier, Example
+
+_SPLIT = re.compile(r"(?<=[。！？!?])(?![」』）)\"'!?！？])\s*|\n+")
+
+SHRINK = 3.0
+"""Pseudo-count pulling an act × position cell towards its act's prior."""
+
+
+def split_sentences(text: str) -> list[str]:
+    """Functional sentences of a reply, in order."""
+    return [s.strip() for s in _SPLIT.split(text) if s and s.strip()]
+
+
+def position_class(index: int, count: int) -> str:
+    """``only``, ``first``, ``middle`` or ``last``."""
+    if count <= 1:
+        return "only"
+    return "first" if index == 0 else "last" if index == count - 1 else "middle"
+
+
+@dataclass(frozen=True)
+class LabelledReply:
+    """A reply with its gold steps and its context (the user's utterance); ``sentences``: one
+    per step, in order (empty when the reply's sentences do not align with its steps: such a
+    reply serves validation and importances, not act training)."""
+
+    id: str
+    context: str
+    sentences: tuple[str, ...]
+    steps: tuple[DAStep, ...]
+    text: str
+
+    @property
+    def gold(self) -> DASequence:
+        return DASequence(steps=list(self.steps))
+
+
+def sentence_examples(replies: Sequence[LabelledReply]) -> list[Example]:
+    """One classifier example per sentence of each aligned reply (id ``REPLY#k``)."""
+    from taiwa.annotators.da_classifier import Example
+
+    return [
+        Example(f"{r.id}#{k}", r.context, s, step.act, k, len(r.sentences))
+        for r in replies
+        if r.sentences
+        for k, (s, step) in enumerate(zip(r.sentences, r.steps, strict=True))
+    ]
+
+
+@dataclass(frozen=True)
+class ImportanceModel:
+    """Raw importance weights by act and position (seed 000 App. A: the central act weighs
+    most); a reply's weights are renormalised to sum 1.
+
+    The weight of a step is its gold importance times the number of sentences of its reply
+    (1 = an equal share); a cell's weight is the mean over its training steps, shrunk towards
+    the act's mean with :data:`SHRINK` pseudo-steps; an act never seen gets 1."""
+
+    by_act: dict[str, float]
+    by_cell: dict[str, float]
+
+    @classmethod
+    def fit(cls, replies: Sequence[LabelledReply]) -> ImportanceModel:
+        act_w: dict[str, list[float]] = defaultdict(list)
+        cell_w: dict[str, list[float]] = defaultdict(list)
+        for r in replies:
+            n = len(r.steps)
+            for k, step in enumerate(r.steps):
+                w = step.importance * n
+                act_w[step.act].append(w)
+                cell_w[f"{step.act}|{position_class(k, n)}"].append(w)
+        by_act = {a: sum(v) / len(v) for a, v in sorted(act_w.items())}
+        by_cell = {
+            c: (sum(v) + SHRINK * by_act[c.split("|")[0]]) / (len(v) + SHRINK)
+            for c, v in sorted(cell_w.items())
+        }
+        return cls(by_act, by_cell)
+
+    def weight(self, act: str, index: int, count: int) -> float:
+        cell = f"{act}|{position_class(index, count)}"
+        return self.by_cell.get(cell, self.by_act.get(act, 1.0))
+
+    def steps(self, acts: Sequence[str], sentences: Sequence[str]) -> list[DAStep]:
+        """Steps with renormalised importances (seed 000 eq. 3); the sentence as rationale."""
+        raw = [max(self.weight(a, k, len(acts)), 1e-6) for k, a in enumerate(acts)]
+        total = sum(raw)
+        return [
+            DAStep(act=a, importance=w / total, rationale=s)
+            for a, w, s in zip(acts, raw, sentences, strict=True)
+        ]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"by_act": self.by_act, "by_cell": self.by_cell, "shrink": SHRINK}
+
+
+@dataclass
+class SentenceAnnotator:
+    """The shared classifier applied sentence by sentence plus an importance model."""
+
+    classifier: DAClassifier
+    importance: ImportanceModel
+
+    @property
+    def name(self) -> str:
+        return f"offline:{self.classifier.taxonomy}-sentence-logreg"
+
+    def annotate_many(self, contexts: Sequence[str], replies: Sequence[str]) -> list[DASequence]:
+        """The DA sequence of each reply (an empty reply gives an empty sequence); all
+        sentences are classified in one batch."""
+        split = [split_sentences(r) for r in replies]
+        flat_ctx = [c for c, ss in zip(contexts, split, strict=True) for _ in ss]
+        flat = [s for ss in split for s in ss]
+        positions = [(k, len(ss)) for ss in split for k in range(len(ss))]
+        acts = self.classifier.tag_many(flat_ctx, flat, positions)
+        out: list[DASequence] = []
+        start = 0
+        for ss in split:
+            mine = acts[start : start + len(ss)]
+            start += len(ss)
+            out.append(DASequence(steps=self.importance.steps(mine, ss)))
+        return out
+
+    def annotate(self, context: str, reply: str) -> DASequence:
+        return self.annotate_many([context], [reply])[0]
+
+    def save(self, directory: Path, stem: str) -> tuple[Path, Path]:
+        self.classifier.meta["importance"] = self.importance.to_json()
+        return self.classifier.save(directory, stem)
+
+    @classmethod
+    def load(cls, npz: Path) -> SentenceAnnotator:
+        from taiwa.annotators.da_classifier import DAClassifier
+
+        classifier = DAClassifier.load(npz)
+        imp = classifier.meta["importance"]
+        return cls(classifier, ImportanceModel(dict(imp["by_act"]), dict(imp["by_cell"])))
+
+
+def train_sentence_annotator(
+    train: Sequence[LabelledReply],
+    acts: Sequence[str],
+    taxonomy: str,
+    l2: float | None = None,
+) -> tuple[SentenceAnnotator, dict[str, Any]]:
+    """Fit the classifier (seed 002 §5.2's recipe, with position features) and the importance
+    model on ``train``; returns the annotator and the training info."""
+    from taiwa.annotators.da_classifier import fit
+    from taiwa.annotators.da_classifier_features import FeatureSettings
+
+    unknown = sorted({s.act for r in train for s in r.steps} - set(acts))
+    if unknown:
+        raise ValueError(f"acts not in {taxonomy}: {', '.join(unknown)}")
+    classifier, info = fit(
+        sentence_examples(train), acts, FeatureSettings(use_position=True), l2=l2
+    )
+    classifier.taxonomy = taxonomy
+    return SentenceAnnotator(classifier, ImportanceModel.fit(train)), info

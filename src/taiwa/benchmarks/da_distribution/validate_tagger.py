@@ -1,0 +1,89 @@
+"""``taiwa validate tagger`` for da-distribution (issue 16): a chitchat11 tagger against gold
+labels (seed 002 §5.2, Table 5 layout), beside the majority-act baseline.
+
+The gold file has the labelled-set shape ``{"id", "context", "reply", "act"}`` (every line
+checked: a missing field or an act outside chitchat11 is one error naming file, line and
+field). Without ``--data``: the held-out split of the bundled labelled set, which the default
+classifier never saw in training (:func:`taiwa.annotators.da_classifier.held_out_split`); the
+majority act is the development split's (with ``--data``: the file's own, a baseline that sees
+the answers' distribution).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+BUNDLED = "bundled held-out split"
+
+
+def validate_tagger(spec: str, data: Sequence[Path], seed: int) -> dict[str, Any]:
+    """The report of tagger ``spec`` (``default`` or a ``taiwa da train`` directory) on the
+    gold labels of ``data``."""
+    from taiwa.annotators.da_classifier import Example, held_out_split, load_examples
+    from taiwa.annotators.da_encoder_train import checked_examples
+    from taiwa.annotators.validation import label_report
+    from taiwa.benchmarks.da_distribution.tagging import check_tagger, load_classifier
+    from taiwa.errors import TaiwaError
+    from taiwa.taxonomies import load_taxonomy
+
+    taxonomy = load_taxonomy("chitchat11")
+    checked = check_tagger(spec, taxonomy, seed)
+    if not (checked is None or isinstance(checked, Path)):
+        raise TaiwaError("--tagger votes:FILE are gold labels themselves: validate a classifier")
+    classifier = load_classifier(checked, taxonomy)
+    test: list[Example] = []
+    if data:
+        for path in data:
+            test += checked_examples(path)
+        pool = test
+    else:
+        pool, test = held_out_split(load_examples()[0])
+    gold = [e.act for e in test]
+    pred: list[str | None] = list(
+        classifier.tag_many([e.context for e in test], [e.reply for e in test])
+    )
+    acts = list(classifier.acts)
+    majority = Counter(e.act for e in pool).most_common(1)[0][0]
+    return {
+        "tagger": classifier.name,
+        "files": [str(p) for p in data] or [BUNDLED],
+        "seed": seed,
+        "labels": {
+            classifier.name: label_report(gold, pred, acts, seed),
+            f"majority act ({majority})": label_report(gold, [majority] * len(gold), acts, seed),
+        },
+    }
+
+
+def report_tables(report: Mapping[str, Any]) -> list[Any]:
+    """Per-act table of the tagger, confusion, and macro-F1 / accuracy beside the baseline."""
+    from rich.table import Table
+
+    from taiwa.tables import ci_cell
+
+    name = report["tagger"]
+    main = report["labels"][name]
+    per = Table(title=f"{name}: per act (n={main['n']})", title_justify="left")
+    for col in ("act", "precision", "recall", "F1", "n"):
+        per.add_column(col, justify="left" if col == "act" else "right")
+    for act, r in main["per_act"].items():
+        per.add_row(
+            act, f"{r['precision']:.3f}", f"{r['recall']:.3f}", f"{r['f1']:.3f}", str(r["support"])
+        )
+    labels = [a for a in main["confusion"] if any(main["confusion"][a].values())]
+    cols = list(main["confusion"])
+    conf = Table(title="confusion (rows: gold, columns: predicted)", title_justify="left")
+    conf.add_column("gold \\ pred")
+    for lab in cols:
+        conf.add_column(lab[:4], justify="right")
+    for g in labels:
+        conf.add_row(g, *(str(main["confusion"][g][q]) for q in cols))
+    side = Table(title="beside the trivial baseline", title_justify="left")
+    for col in ("tagger", "macro-F1", "accuracy", "failed"):
+        side.add_column(col, justify="left" if col == "tagger" else "right")
+    for label, r in report["labels"].items():
+        side.add_row(label, ci_cell(r["macro_f1_ci"]), ci_cell(r["accuracy"]), str(r["failed"]))
+    return [per, conf, side]

@@ -1,0 +1,77 @@
+"""An LLM annotator outside a run, for ``taiwa validate annotator --annotator SPEC`` (issue 16).
+
+The same requests as the annotate stage (:class:`~.annotate.LLMAnnotateStage`: the seed's
+taxonomy with definitions and few-shot examples, JSON-schema constrained, temperature 0), the
+same parsing, and the same repairs, counted by kind: ``re_asked`` rounds, ``renormalised``
+importances, ``dropped_unknown_act`` steps, and outputs still invalid after the last attempt
+(``invalid``: that reply counts as a failure).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from taiwa.annotators.steps_json import parse_steps
+from taiwa.harness.method import RE_ASKED
+from taiwa.llm_json import repair_turn
+from taiwa.schema import DASequence
+from taiwa.taxonomies import load_taxonomy
+
+if TYPE_CHECKING:
+    from taiwa.annotators.sentence_annotator import LabelledReply
+    from taiwa.models.types import ChatRequest
+
+INVALID = "invalid"
+
+
+def _count(repairs: dict[str, int], kind: str, n: int = 1) -> None:
+    repairs[kind] = repairs.get(kind, 0) + n
+
+
+def annotate_with_model(
+    spec: str,
+    replies: Sequence[LabelledReply],
+    attempts: int,
+    seed: int,
+    repairs: dict[str, int],
+    max_tokens: int = 512,
+) -> list[DASequence | None]:
+    """The annotation of every reply by the model ``spec`` (``None``: failed); ``repairs`` gets
+    the counts by kind."""
+    from taiwa.benchmarks.da_response.annotate import LLMAnnotateStage
+    from taiwa.models.spec import load_model
+
+    stage = LLMAnnotateStage(attempts, max_tokens, seed)
+    taxonomy = load_taxonomy("assistant7")
+    model = load_model(spec)
+    out: list[DASequence | None] = [None] * len(replies)
+    pending: list[tuple[int, ChatRequest]] = [
+        (k, stage.request(r.id, r.context, r.text)) for k, r in enumerate(replies)
+    ]
+    for attempt in range(1, attempts + 1):
+        if not pending:
+            break
+        if attempt > 1:
+            _count(repairs, RE_ASKED, len(pending))
+        answers = asyncio.run(model.generate([req for _, req in pending]))
+        retry: list[tuple[int, ChatRequest]] = []
+        for (k, req), ans in zip(pending, answers, strict=True):
+            if not ans.ok:
+                _count(repairs, INVALID)
+                continue
+            try:
+                parsed = parse_steps(ans.text or "", taxonomy)
+            except ValueError as exc:
+                if attempt == attempts:
+                    _count(repairs, INVALID)
+                    continue
+                messages = [*req.messages, *repair_turn(ans.text or "", str(exc))]
+                retry.append((k, req.model_copy(update={"messages": messages})))
+                continue
+            for kind, n in parsed.repairs.items():
+                _count(repairs, kind, n)
+            out[k] = parsed.sequence
+        pending = retry
+    return out

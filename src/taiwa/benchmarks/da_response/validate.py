@@ -1,0 +1,197 @@
+"""``taiwa validate annotator`` for da-response (issue 16): an annotator against gold sequences.
+
+The annotator (``offline``, ``replay:FILE`` with ``{"id", "steps"}`` lines keyed by reply id,
+or a chat-model SPEC prompted as in the annotate stage) annotates every labelled reply and every
+variant of every gold-vs-flawed item in the files (:mod:`.labelled`); the figures
+(:mod:`taiwa.annotators.validation`) are printed beside two trivial annotators: on each
+sentence the files' most frequent gold act at that position (only / first / middle / last), and
+one ``Inform`` per sentence, both with equal importances. The offline annotator's figures on
+the bundled held-out files ship in its sidecar (``held_out``), so a run's summary can name them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from taiwa.annotators.sentence_annotator import LabelledReply, SentenceAnnotator, split_sentences
+from taiwa.annotators.validation import (
+    Pair,
+    Ranking,
+    baseline_annotations,
+    majority_by_position,
+    ranking_report,
+    sequence_report,
+)
+from taiwa.schema import DASequence
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from taiwa.benchmarks.da_response.labelled import Group
+
+Annotate = Callable[[Sequence[LabelledReply]], list[DASequence | None]]
+"""Annotations of replies, in order (``None``: the annotator failed on that reply)."""
+
+
+def annotator_function(
+    spec: str | SentenceAnnotator, attempts: int = 3, seed: int = 0
+) -> tuple[str, Annotate, dict[str, int]]:
+    """``(name, annotate, repairs)`` for an annotator SPEC or an in-memory annotator; ``repairs``
+    is filled by an LLM annotator as it runs (kind → count)."""
+    repairs: dict[str, int] = {}
+    if isinstance(spec, SentenceAnnotator) or spec == "offline":
+        from taiwa.benchmarks.da_response.offline import default_annotator
+
+        ann = default_annotator() if isinstance(spec, str) else spec
+
+        def offline(replies: Sequence[LabelledReply]) -> list[DASequence | None]:
+            out = ann.annotate_many([r.context for r in replies], [r.text for r in replies])
+            return [s if s.steps else None for s in out]
+
+        return ann.name, offline, repairs
+    if spec.startswith("replay:"):
+        from taiwa.annotators.replay import load_sequences
+        from taiwa.taxonomies import load_taxonomy
+
+        sequences = load_sequences(spec.removeprefix("replay:"), load_taxonomy("assistant7"))
+        return spec, lambda rs: [sequences.get(r.id) for r in rs], repairs
+    from taiwa.benchmarks.da_response.llm_annotator import annotate_with_model
+
+    def llm(replies: Sequence[LabelledReply]) -> list[DASequence | None]:
+        return annotate_with_model(spec, replies, attempts, seed, repairs)
+
+    return spec, llm, repairs
+
+
+def validate_annotator(
+    spec: str | SentenceAnnotator, paths: Sequence[Path], seed: int = 0
+) -> dict[str, Any]:
+    """The validation report of the annotator on ``paths`` (see the module docstring)."""
+    from taiwa.benchmarks.da_response.labelled import load_labelled
+    from taiwa.benchmarks.da_response.offline import FIXED_ACT, acts
+
+    replies, groups = load_labelled(paths)
+    golds = replies + [r for g in groups for kind, r in g.variants if kind == "gold"]
+    variants = [r for g in groups for _, r in g.variants]
+    name, annotate, repairs = annotator_function(spec, seed=seed)
+    everything = annotate(replies + variants)
+    by_id = dict(zip([r.id for r in replies + variants], everything, strict=True))
+    counts = {r.id: max(1, len(split_sentences(r.text))) for r in replies + variants}
+    majority = majority_by_position([r.gold for r in golds])
+    annotators: dict[str, dict[str, DASequence | None]] = {name: by_id}
+    for label, base in baseline_annotations(list(counts.values()), majority, FIXED_ACT).items():
+        annotators[label] = dict(zip(counts, base, strict=True))
+    report: dict[str, Any] = {
+        "annotator": name,
+        "files": [str(p) for p in paths],
+        "seed": seed,
+        "sequence": {},
+        "ranking": {},
+        "repairs": repairs,
+    }
+    for label, seqs in annotators.items():
+        pairs = [Pair(seqs[r.id], r.gold) for r in golds]
+        report["sequence"][label] = sequence_report(pairs, acts(), seed)
+        if groups:
+            report["ranking"][label] = ranking_report(_rankings(groups, seqs), seed)
+    return report
+
+
+def _rankings(groups: Sequence[Group], seqs: dict[str, DASequence | None]) -> list[Ranking]:
+    from taiwa.metrics.da_sequence import wed
+
+    def score(reply: LabelledReply, reference: LabelledReply) -> float | None:
+        pred = seqs[reply.id]
+        return None if pred is None else wed(pred.steps, reference.steps).total
+
+    out: list[Ranking] = []
+    for g in groups:
+        gold_wed = score(g.reference, g.reference)
+        for kind, r in g.variants:
+            if kind != "gold":
+                out.append(Ranking(g.id, kind, gold_wed, score(r, g.reference)))
+    return out
+
+
+def report_tables(report: dict[str, Any]) -> list[Table]:
+    """The per-act table of the annotator, then every figure beside the baselines."""
+    from rich.table import Table
+
+    from taiwa.tables import ci_cell
+
+    name = report["annotator"]
+    main = report["sequence"][name]
+    per = Table(
+        title=f"{name}: per act over WED-aligned steps (n={main['n_steps']} gold steps, "
+        f"{main['n_replies']} replies)",
+        title_justify="left",
+    )
+    others = [k for k in report["sequence"] if k != name]
+    for col in ("act", "precision", "recall", "F1", "n", *(f"F1 {k}" for k in others)):
+        per.add_column(col, justify="left" if col == "act" else "right")
+    for act, r in main["per_act"].items():
+        per.add_row(
+            act,
+            f"{r['precision']:.3f}",
+            f"{r['recall']:.3f}",
+            f"{r['f1']:.3f}",
+            str(r["support"]),
+            *(f"{report['sequence'][k]['per_act'][act]['f1']:.3f}" for k in others),
+        )
+    conf = Table(title="confusion (rows: gold, columns: predicted; ∅ = none)", title_justify="left")
+    labels = list(main["confusion"])
+    conf.add_column("gold \\ pred")
+    for lab in labels:
+        conf.add_column(lab[:8], justify="right")
+    for g in labels:
+        conf.add_row(g, *(str(main["confusion"][g][q]) for q in labels))
+    side = Table(title="beside the trivial baselines", title_justify="left", show_lines=True)
+    for col in ("annotator", "macro-F1", "WED vs gold ↓", "deletion", "insertion", "exact seq ↑"):
+        side.add_column(col, justify="left" if col == "annotator" else "right")
+    has_ranking = bool(report["ranking"])
+    if has_ranking:
+        side.add_column("gold ranked first ↑ (wins/ties/losses)", justify="right")
+    for label, s in report["sequence"].items():
+        cells = [
+            label,
+            ci_cell(s["macro_f1_ci"]),
+            ci_cell(s["wed"]),
+            ci_cell(s["deletion"]),
+            ci_cell(s["insertion"]),
+            ci_cell(s["exact_sequence"]),
+        ]
+        if has_ranking:
+            r = report["ranking"][label]["all"]
+            cells.append(f"{ci_cell(r['gold_first'])}\n{r['wins']}/{r['ties']}/{r['losses']}")
+        side.add_row(*cells)
+    tables = [per, conf, side]
+    if has_ranking:
+        kinds = Table(title="gold ranked first, by kind of flaw", title_justify="left")
+        kinds.add_column("annotator")
+        flaws = list(report["ranking"][name]["by_kind"])
+        for k in flaws:
+            kinds.add_column(f"{k}\nwins/ties/losses (n)", justify="right")
+        for label, r in report["ranking"].items():
+            kinds.add_row(
+                label,
+                *(
+                    f"{b['wins']}/{b['ties']}/{b['losses']} ({b['gold_first']['n']})"
+                    for b in (r["by_kind"][k] for k in flaws)
+                ),
+            )
+        tables.append(kinds)
+    return tables
+
+
+def format_report(report: dict[str, Any]) -> str:
+    """The tables of :func:`report_tables` as plain text."""
+    import io
+
+    from rich.console import Console
+
+    console = Console(width=140, file=io.StringIO(), record=True)
+    for t in report_tables(report):
+        console.print(t)
+    return console.export_text()

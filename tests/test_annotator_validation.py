@@ -1,0 +1,300 @@
+"""Annotators you can trust (issue 16): the offline assistant7 annotator, ``taiwa validate``,
+repairs of LLM annotations counted by kind, bad gold files refused with one line."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from taiwa.annotators.steps_json import DROPPED_UNKNOWN_ACT, RENORMALISED, parse_steps
+from taiwa.annotators.validation import Pair, sequence_report
+from taiwa.benchmarks.da_response import offline
+from taiwa.benchmarks.da_response.validate import validate_annotator
+from taiwa.harness.config import RunConfig
+from taiwa.harness.runner import run
+from taiwa.samples import sample_path
+from taiwa.schema import DASequence, DAStep
+from taiwa.stub_server import StubState, serve
+from taiwa.taxonomies import load_taxonomy
+
+TAX = load_taxonomy("assistant7")
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _taiwa(*args: str) -> subprocess.CompletedProcess[str]:
+    env_path = str(ROOT / "src")
+    return subprocess.run(
+        [sys.executable, "-m", "taiwa", *args],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": env_path, "COLUMNS": "200", "PATH": "/usr/bin:/bin"},
+        timeout=300,
+    )
+
+
+def test_parse_steps_counts_repairs_by_kind() -> None:
+    text = json.dumps(
+        {
+            "steps": [
+                {"act": "Answer", "importance": 0.5},
+                {"act": "Banter", "importance": 0.1},
+                {"act": "Suggestion", "importance": 0.2},
+            ]
+        }
+    )
+    parsed = parse_steps(text, TAX)
+    assert parsed.sequence.acts == ["Answer", "Suggestion"]
+    assert parsed.repairs == {DROPPED_UNKNOWN_ACT: 1, RENORMALISED: 1}
+    assert sum(s.importance for s in parsed.sequence.steps) == pytest.approx(1.0)
+    exact = parse_steps('{"steps": [{"act": "Answer", "importance": 1.0}]}', TAX)
+    assert exact.repairs == {}
+
+
+def test_run_summary_counts_renormalised_llm_output(tmp_path: Path) -> None:
+    # the LLM tagger's importances sum to 0.7: accepted, renormalised, and counted
+    seventy = json.dumps(
+        {
+            "steps": [
+                {"act": "Commissive", "importance": 0.5},
+                {"act": "Question", "importance": 0.2},
+            ]
+        }
+    )
+    gold = sample_path("da_response/gold.jsonl")
+    first = gold.read_text("utf-8").splitlines()[0]
+    data = tmp_path / "ds.jsonl"
+    data.write_text(first + "\n", "utf-8")
+    replies = tmp_path / "replies.jsonl"
+    rid = json.loads(first)["id"]
+    replies.write_text(json.dumps({"id": rid, "text": "セットしました。"}) + "\n", "utf-8")
+    state = StubState(replies=["だめ", seventy])
+    with serve(state) as url:
+        res = run(
+            RunConfig(
+                method="da-response",
+                models=[f"replay:{replies}"],
+                roles={"annotator": "openai:stub"},
+                base_url=url,
+                max_retries=0,
+                data=data,
+                out=tmp_path / "run",
+                cache_dir=tmp_path / "c",
+            ),
+            show_progress=False,
+        )
+    [calls] = [c for c in res.summary["calls"] if c["role"] == "annotator"]
+    assert calls["repairs"] == {RENORMALISED: 1, "re_asked": 1}
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text("utf-8"))
+    [stored] = [c for c in summary["calls"] if c["role"] == "annotator"]
+    assert stored["repairs"] == {RENORMALISED: 1, "re_asked": 1}
+    assert summary["across"]["annotator"] == {"spec": "openai:stub", "validated": None}
+
+
+def test_sequence_report_alignment_counts_omissions() -> None:
+    gold = DASequence(
+        steps=[DAStep(act="Answer", importance=0.8), DAStep(act="Question", importance=0.2)]
+    )
+    pred = DASequence(steps=[DAStep(act="Answer", importance=1.0)])
+    r = sequence_report([Pair(pred, gold), Pair(None, gold)], TAX.names)
+    assert r["failed"] == 1 and r["n_steps"] == 4
+    assert r["per_act"]["Answer"]["recall"] == pytest.approx(0.5)
+    assert r["per_act"]["Answer"]["precision"] == pytest.approx(1.0)
+    assert r["confusion"]["Question"]["∅"] == 2
+    assert r["wed"]["value"] == pytest.approx((0.2 + 1.0) / 2)
+    assert r["exact_sequence"]["value"] == 0.0
+
+
+def test_shipped_offline_annotator_meets_the_issue_targets() -> None:
+    meta = offline.default_annotator().classifier.meta
+    raw = sample_path(offline.TRAIN).read_bytes()
+    assert meta["training_data"]["sha256"] == hashlib.sha256(raw).hexdigest()
+    assert meta["taxonomy"] == "assistant7" and meta["features"]["use_position"]
+    held = meta["held_out"]
+    name = held["annotator"]
+    seq, ranking = held["sequence"], held["ranking"]
+    baselines = [k for k in seq if k != name]
+    assert len(baselines) == 2
+    for b in baselines:
+        assert seq[name]["macro_f1"] >= seq[b]["macro_f1"] + 0.2
+        assert ranking[name]["all"]["wins"] > ranking[b]["all"]["wins"]
+    assert seq[name]["wed"]["value"] <= 0.15
+    assert set(seq[name]["per_act"]) == set(TAX.names)
+    assert held["files"] == [offline.HELD_OUT, offline.ALTERNATIVES]
+
+
+def test_validate_reproduces_the_shipped_figures() -> None:
+    report = validate_annotator("offline", offline.held_out_files())
+    shipped = offline.default_annotator().classifier.meta["held_out"]
+    name = report["annotator"]
+    assert report["sequence"][name]["wed"] == pytest.approx(shipped["sequence"][name]["wed"])
+    assert report["ranking"][name]["all"] == shipped["ranking"][name]["all"]
+    assert report["sequence"][name]["macro_f1_ci"] == shipped["sequence"][name]["macro_f1_ci"]
+
+
+def test_cli_validate_annotator_prints_tables_and_baselines(tmp_path: Path) -> None:
+    out = tmp_path / "report.json"
+    heldout = str(sample_path(offline.HELD_OUT))
+    alts = str(sample_path(offline.ALTERNATIVES))
+    res = _taiwa(
+        "validate",
+        "annotator",
+        "--annotator",
+        "offline",
+        "--data",
+        heldout,
+        "--data",
+        alts,
+        "--json",
+        str(out),
+    )
+    assert res.returncode == 0, res.stderr
+    for text in (
+        "per act",
+        "confusion",
+        "majority act per sentence",
+        "one Inform per sentence",
+        "gold ranked first",
+        "Commissive",
+        "missing",
+        "substituted",
+    ):
+        assert text in res.stdout, text
+    report = json.loads(out.read_text("utf-8"))
+    assert report["method"] == "da-response" and report["spec"] == "offline"
+
+
+def test_cli_validate_tagger_beside_majority() -> None:
+    res = _taiwa("validate", "tagger")
+    assert res.returncode == 0, res.stderr
+    assert "majority act" in res.stdout and "macro-F1" in res.stdout
+
+
+def _alt_item(**over: object) -> dict[str, object]:
+    def variant(kind: str, text: str, steps: list[dict[str, object]]) -> dict[str, object]:
+        return {
+            "kind": kind,
+            "output": {"role": "ASSISTANT", "text": text},
+            "output_dialogue_acts": {"steps": steps},
+        }
+
+    item: dict[str, object] = {
+        "id": "zz1",
+        "scenario_context": {"background": "料理中。"},
+        "input": {"role": "USER", "text": "3分タイマーかけて", "locale": "ja-JP"},
+        "alternatives": [
+            variant("gold", "セットしました。", [{"act": "Commissive", "importance": 1.0}]),
+            variant("missing", "はい。", [{"act": "Answer", "importance": 1.0}]),
+        ],
+    }
+    item.update(over)
+    return item
+
+
+@pytest.mark.parametrize(
+    ("mutate", "field"),
+    [
+        (
+            lambda i: i["alternatives"][0]["output_dialogue_acts"]["steps"][0].update(act="Banter"),
+            "alternatives[0].output_dialogue_acts.steps[0].act",
+        ),
+        (
+            lambda i: i["alternatives"][1]["output_dialogue_acts"]["steps"][0].update(
+                importance=-0.5
+            ),
+            "alternatives[1].output_dialogue_acts.steps[0].importance",
+        ),
+        (
+            lambda i: i["alternatives"][0]["output_dialogue_acts"]["steps"][0].update(importance=0),
+            "alternatives[0].output_dialogue_acts.steps",
+        ),
+        (lambda i: i.update(alternatives=[]), "alternatives"),
+        (lambda i: i["alternatives"].pop(0), "alternatives"),
+    ],
+)
+def test_bad_gold_file_is_one_line_naming_file_line_field(
+    tmp_path: Path, mutate: object, field: str
+) -> None:
+    good = _alt_item(id="zz0")
+    bad = _alt_item()
+    mutate(bad)  # type: ignore[operator]
+    path = tmp_path / "gold.jsonl"
+    path.write_text("".join(json.dumps(i, ensure_ascii=False) + "\n" for i in (good, bad)), "utf-8")
+    res = _taiwa("validate", "annotator", "--data", str(path))
+    assert res.returncode == 2
+    lines = [ln for ln in res.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1, res.stderr
+    assert f"{path}:2" in lines[0] and f"field '{field}'" in lines[0]
+
+
+def test_run_summary_names_the_offline_annotator_and_its_figures(tmp_path: Path) -> None:
+    res = run(
+        RunConfig(method="da-response", models=["builtin:fixed"], limit=2, out=tmp_path / "r"),
+        show_progress=False,
+    )
+    ann = res.summary["across"]["annotator"]
+    held = offline.default_annotator().classifier.meta["held_out"]
+    assert ann["spec"] == "offline" and ann["name"] == held["annotator"]
+    assert ann["validated"]["macro_f1"] == held["sequence"][held["annotator"]]["macro_f1"]
+    assert (
+        ann["validated"]["gold_first"]["n"]
+        == held["ranking"][held["annotator"]]["all"]["gold_first"]["n"]
+    )
+    assert ann["validated"]["files"] == ["heldout.jsonl", "alternatives.jsonl"]
+
+
+def test_validate_llm_annotator_counts_its_repairs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = sample_path("da_response/gold.jsonl").read_text("utf-8").splitlines()[0]
+    data = tmp_path / "gold.jsonl"
+    data.write_text(first + "\n", "utf-8")
+    unknown = json.dumps(
+        {"steps": [{"act": "Promise", "importance": 0.2}, {"act": "Commissive", "importance": 0.8}]}
+    )
+    state = StubState(replies=["だめ", unknown])
+    with serve(state) as url:
+        monkeypatch.setenv("OPENAI_BASE_URL", url)
+        monkeypatch.setenv("OPENAI_API_KEY", "test")
+        report = validate_annotator("openai:stub", [data])
+    # the dropped step leaves 0.8: renormalised too
+    assert report["repairs"] == {"re_asked": 1, DROPPED_UNKNOWN_ACT: 1, RENORMALISED: 1}
+    main = report["sequence"]["openai:stub"]
+    assert main["failed"] == 0 and main["exact_sequence"]["value"] == 1.0
+
+
+def test_shipped_assistant7_weights_minimise_their_training_problem() -> None:
+    # the full rebuild (`python -m taiwa.benchmarks.da_response.offline --check`) takes minutes;
+    # here: the training problem rebuilt from the bundled file has the shipped idf, the shipped
+    # weights sit at its minimum (gradient ~ 0, the recorded loss) and the importance model
+    # refitted from the file is the shipped one
+    import numpy as np
+
+    from taiwa.annotators.da_classifier import final_problem
+    from taiwa.annotators.da_classifier_features import FeatureSettings
+    from taiwa.annotators.sentence_annotator import ImportanceModel, sentence_examples
+    from taiwa.benchmarks.da_response.labelled import load_labelled
+
+    shipped = offline.default_annotator()
+    replies, _ = load_labelled([sample_path(offline.TRAIN)])
+    training = shipped.classifier.meta["training"]
+    feat, objective = final_problem(
+        sentence_examples(replies),
+        list(shipped.classifier.acts),
+        FeatureSettings(use_position=True),
+        training["l2"],
+    )
+    np.testing.assert_array_equal(
+        feat.idf_reply.astype(np.float32), shipped.classifier.featurizer.idf_reply
+    )
+    loss, grad = objective(objective.theta(shipped.classifier.model))
+    assert loss == pytest.approx(training["optimizer"]["loss"], rel=1e-5)
+    assert np.abs(grad).max() < 1e-6
+    _, off = objective(objective.theta(shipped.classifier.model) * 0.99)
+    assert np.abs(off).max() > np.abs(grad).max() * 5
+    refit = json.loads(json.dumps(ImportanceModel.fit(replies).to_json()))
+    assert refit == shipped.classifier.meta["importance"]

@@ -1,0 +1,80 @@
+"""The bundled sentence-labelled assistant replies (issue 16): the offline annotator's training,
+held-out and gold-vs-flawed files have the shape, size and coverage the issue asks for."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from taiwa.benchmarks.da_response import offline
+from taiwa.samples import sample_path
+from taiwa.taxonomies import load_taxonomy
+
+ACTS = set(load_taxonomy("assistant7").names)
+
+
+def _rows(name: str) -> list[dict[str, Any]]:
+    path: Path = sample_path(name)
+    return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
+
+
+def _labelled(output: dict[str, Any], acts: dict[str, Any], where: str) -> list[str]:
+    steps = acts["steps"]
+    assert steps, where
+    joined = "".join(s["sentence"] for s in steps)
+    assert re.sub(r"\s", "", joined) == re.sub(r"\s", "", output["text"]), where
+    assert math.isclose(sum(s["importance"] for s in steps), 1.0, abs_tol=1e-6), where
+    assert all(0 <= s["importance"] <= 1 for s in steps), where
+    assert {s["act"] for s in steps} <= ACTS, where
+    return [s["act"] for s in steps]
+
+
+@pytest.mark.parametrize(
+    ("name", "prefix", "least"), [(offline.TRAIN, "at", 600), (offline.HELD_OUT, "ah", 100)]
+)
+def test_labelled_replies(name: str, prefix: str, least: int) -> None:
+    rows = _rows(name)
+    assert len(rows) >= least
+    assert len({r["id"] for r in rows}) == len(rows)
+    counts: Counter[str] = Counter()
+    for r in rows:
+        assert r["id"].startswith(prefix)
+        counts.update(_labelled(r["output"], r["output_dialogue_acts"], r["id"]))
+    assert set(counts) == ACTS
+    if name == offline.TRAIN:
+        assert min(counts.values()) >= 40, counts
+
+
+def test_alternatives() -> None:
+    rows = _rows(offline.ALTERNATIVES)
+    assert len(rows) >= 50
+    kinds: Counter[str] = Counter()
+    for r in rows:
+        variants = r["alternatives"]
+        assert [v["kind"] for v in variants].count("gold") == 1, r["id"]
+        assert 2 <= len(variants) <= 4, r["id"]
+        for v in variants:
+            kinds[v["kind"]] += 1
+            _labelled(v["output"], v["output_dialogue_acts"], r["id"])
+    assert {"missing", "redundant", "substituted"} <= set(kinds)
+
+
+def test_no_overlap_with_the_benchmark_items() -> None:
+    bench = _rows("da_response/gold.jsonl")
+    bench_texts = {r["output"]["text"] for r in bench} | {r["input"]["text"] for r in bench}
+    mine = _rows(offline.TRAIN) + _rows(offline.HELD_OUT)
+    texts = {r["output"]["text"] for r in mine}
+    assert not texts & bench_texts
+    alt_texts = {
+        v["output"]["text"] for r in _rows(offline.ALTERNATIVES) for v in r["alternatives"]
+    }
+    assert not alt_texts & bench_texts
+    train = {r["output"]["text"] for r in _rows(offline.TRAIN)}
+    held = {r["output"]["text"] for r in _rows(offline.HELD_OUT)} | alt_texts
+    assert not train & held
