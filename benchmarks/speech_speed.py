@@ -1,0 +1,117 @@
+"""Speech real-time factors: taiwa's TTS rendering and ASR beside the raw libraries, one run.
+
+    python benchmarks/speech_speed.py [--items 12] [--repeats 3]
+
+On the first ``--items`` user utterances of the bundled da-response set, ``--repeats`` times
+in turn (this machine is shared and its speed drifts, so the two sides alternate and the best
+of each is compared):
+
+1. TTS. raw: ``pyopenjtalk.tts(text)`` (synthesis only, 48 kHz float, nothing written);
+   taiwa: :func:`taiwa.speech.render.render_text` into a fresh directory: synthesis, polyphase
+   resampling to 24 kHz, 120 ms padding, 16-bit WAV written atomically (seed 000 §3.3).
+   RTF = seconds / seconds of audio produced (taiwa's audio includes the 240 ms of padding; the
+   RTF of both is over the raw synthesis' duration, so the ratio is the time ratio).
+2. ASR. raw: ``faster_whisper.WhisperModel.transcribe(wav_path, language="ja")`` with the
+   segments consumed (PyAV decodes and resamples the file); taiwa:
+   :meth:`taiwa.speech.asr.WhisperASR.transcribe` (soundfile + scipy resampling, the same
+   model settings: Whisper-base, int8, beam 5). RTF = seconds / seconds of audio heard.
+
+Prints each side's RTF and the ratio taiwa / raw (target <= 1.10).
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from taiwa.benchmarks.da_response.dataset import load_da_response
+from taiwa.models.cache import default_cache_dir
+from taiwa.samples import sample_path
+from taiwa.speech.asr import BUNDLED, load_asr
+from taiwa.speech.render import audio_name, render_text
+from taiwa.speech.tts import OpenJTalkTTS
+from taiwa.speech.wav import wav_info
+
+
+def best_of(repeats: int, runs: list[tuple[str, Callable[[], float]]]) -> dict[str, float]:
+    """Each workload ``repeats`` times, alternating; the best seconds of each."""
+    best = {name: float("inf") for name, _ in runs}
+    for _ in range(repeats):
+        for name, fn in runs:
+            best[name] = min(best[name], fn())
+    return best
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--items", type=int, default=12)
+    ap.add_argument("--repeats", type=int, default=3)
+    args = ap.parse_args()
+    texts = [it.input.text for it in load_da_response(sample_path("da_response/gold.jsonl"))]
+    texts = texts[: args.items]
+
+    import pyopenjtalk
+
+    tts = OpenJTalkTTS()
+    raw_seconds = sum(len(pyopenjtalk.tts(t)[0]) / 48_000 for t in texts)  # warm-up + length
+    work = Path(tempfile.mkdtemp(prefix="taiwa-speech-speed-"))
+
+    def raw_tts() -> float:
+        start = time.perf_counter()
+        for t in texts:
+            pyopenjtalk.tts(t)
+        return time.perf_counter() - start
+
+    rounds = iter(range(1_000_000))
+
+    def taiwa_tts() -> float:
+        out = work / f"tts{next(rounds)}"
+        start = time.perf_counter()
+        for t in texts:
+            render_text(t, out / audio_name(t, tts), tts)
+        return time.perf_counter() - start
+
+    tts_best = best_of(args.repeats, [("raw", raw_tts), ("taiwa", taiwa_tts)])
+
+    wavs = [render_text(t, work / "asr" / audio_name(t, tts), tts) for t in texts]
+    heard = sum(wav_info(w).seconds for w in wavs)
+    asr = load_asr(BUNDLED, default_cache_dir())
+    asr.model()
+
+    from faster_whisper import WhisperModel
+
+    raw_model = WhisperModel(str(asr.model_dir), device="cpu", compute_type="int8")
+
+    def raw_asr() -> float:
+        start = time.perf_counter()
+        for w in wavs:
+            segments, _ = raw_model.transcribe(str(w), language="ja", beam_size=5)
+            "".join(s.text for s in segments)
+        return time.perf_counter() - start
+
+    def taiwa_asr() -> float:
+        start = time.perf_counter()
+        for w in wavs:
+            asr.transcribe(w)
+        return time.perf_counter() - start
+
+    raw_asr()  # warm-up of both models
+    taiwa_asr()
+    asr_best = best_of(args.repeats, [("raw", raw_asr), ("taiwa", taiwa_asr)])
+
+    print(f"{len(texts)} utterances, {raw_seconds:.1f} s synthesised, {heard:.1f} s heard; "
+          f"best of {args.repeats}")
+    print(f"{'':6}{'raw RTF':>10}{'taiwa RTF':>11}{'taiwa/raw':>11}  raw library")
+    for name, best, seconds, lib in (
+        ("TTS", tts_best, raw_seconds, "pyopenjtalk.tts"),
+        ("ASR", asr_best, heard, "faster_whisper WhisperModel.transcribe"),
+    ):
+        raw, ours = best["raw"] / seconds, best["taiwa"] / seconds
+        print(f"{name:6}{raw:>10.3f}{ours:>11.3f}{ours / raw:>10.2f}×  {lib}")
+
+
+if __name__ == "__main__":
+    main()
