@@ -3,8 +3,8 @@
     python benchmarks/speech_speed.py [--items 12] [--repeats 3]
 
 On the first ``--items`` user utterances of the bundled da-response set, ``--repeats`` times
-in turn (this machine is shared and its speed drifts, so the two sides alternate and the best
-of each is compared):
+in turn, item by item (this machine is shared and its speed drifts, so the two sides alternate
+on each item and each item's best time per side is summed):
 
 1. TTS. raw: ``pyopenjtalk.tts(text)`` (synthesis only, 48 kHz float, nothing written);
    taiwa: :func:`taiwa.speech.render.render_text` into a fresh directory: synthesis, polyphase
@@ -26,6 +26,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from taiwa.benchmarks.da_response.dataset import load_da_response
 from taiwa.models.cache import default_cache_dir
@@ -35,14 +36,22 @@ from taiwa.speech.render import audio_name, render_text
 from taiwa.speech.tts import OpenJTalkTTS
 from taiwa.speech.wav import wav_info
 
+T = TypeVar("T")
 
-def best_of(repeats: int, runs: list[tuple[str, Callable[[], float]]]) -> dict[str, float]:
-    """Each workload ``repeats`` times, alternating; the best seconds of each."""
-    best = {name: float("inf") for name, _ in runs}
+
+def best_per_item(
+    repeats: int, items: list[T], sides: dict[str, Callable[[T], object]]
+) -> dict[str, float]:
+    """Each side on each item, alternating item by item, ``repeats`` times; the sum over items
+    of each item's best seconds (the machine is shared: load drifts within a run)."""
+    best = {name: [float("inf")] * len(items) for name in sides}
     for _ in range(repeats):
-        for name, fn in runs:
-            best[name] = min(best[name], fn())
-    return best
+        for i, item in enumerate(items):
+            for name, fn in sides.items():
+                start = time.perf_counter()
+                fn(item)
+                best[name][i] = min(best[name][i], time.perf_counter() - start)
+    return {name: sum(times) for name, times in best.items()}
 
 
 def main() -> None:
@@ -58,23 +67,12 @@ def main() -> None:
     tts = OpenJTalkTTS()
     raw_seconds = sum(len(pyopenjtalk.tts(t)[0]) / 48_000 for t in texts)  # warm-up + length
     work = Path(tempfile.mkdtemp(prefix="taiwa-speech-speed-"))
-
-    def raw_tts() -> float:
-        start = time.perf_counter()
-        for t in texts:
-            pyopenjtalk.tts(t)
-        return time.perf_counter() - start
-
     rounds = iter(range(1_000_000))
 
-    def taiwa_tts() -> float:
-        out = work / f"tts{next(rounds)}"
-        start = time.perf_counter()
-        for t in texts:
-            render_text(t, out / audio_name(t, tts), tts)
-        return time.perf_counter() - start
+    def taiwa_tts(text: str) -> None:
+        render_text(text, work / f"tts{next(rounds)}.wav", tts)  # a new file every time
 
-    tts_best = best_of(args.repeats, [("raw", raw_tts), ("taiwa", taiwa_tts)])
+    tts_best = best_per_item(args.repeats, texts, {"raw": pyopenjtalk.tts, "taiwa": taiwa_tts})
 
     wavs = [render_text(t, work / "asr" / audio_name(t, tts), tts) for t in texts]
     heard = sum(wav_info(w).seconds for w in wavs)
@@ -85,25 +83,18 @@ def main() -> None:
 
     raw_model = WhisperModel(str(asr.model_dir), device="cpu", compute_type="int8")
 
-    def raw_asr() -> float:
-        start = time.perf_counter()
-        for w in wavs:
-            segments, _ = raw_model.transcribe(str(w), language="ja", beam_size=5)
-            "".join(s.text for s in segments)
-        return time.perf_counter() - start
+    def raw_asr(wav: Path) -> None:
+        segments, _ = raw_model.transcribe(str(wav), language="ja", beam_size=5)
+        "".join(seg.text for seg in segments)
 
-    def taiwa_asr() -> float:
-        start = time.perf_counter()
-        for w in wavs:
-            asr.transcribe(w)
-        return time.perf_counter() - start
+    sides: dict[str, Callable[[Path], object]] = {"raw": raw_asr, "taiwa": asr.transcribe}
+    best_per_item(1, wavs[:1], sides)  # warm-up of both models
+    asr_best = best_per_item(args.repeats, wavs, sides)
 
-    raw_asr()  # warm-up of both models
-    taiwa_asr()
-    asr_best = best_of(args.repeats, [("raw", raw_asr), ("taiwa", taiwa_asr)])
-
-    print(f"{len(texts)} utterances, {raw_seconds:.1f} s synthesised, {heard:.1f} s heard; "
-          f"best of {args.repeats}")
+    print(
+        f"{len(texts)} utterances, {raw_seconds:.1f} s synthesised, {heard:.1f} s heard; "
+        f"best of {args.repeats} per item"
+    )
     print(f"{'':6}{'raw RTF':>10}{'taiwa RTF':>11}{'taiwa/raw':>11}  raw library")
     for name, best, seconds, lib in (
         ("TTS", tts_best, raw_seconds, "pyopenjtalk.tts"),

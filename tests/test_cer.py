@@ -17,7 +17,13 @@ def test_normalise_drops_punctuation_and_spaces_and_folds_width() -> None:
 
 @pytest.mark.parametrize(
     ("a", "b", "d"),
-    [("", "", 0), ("abc", "", 3), ("", "ab", 2), ("kitten", "sitting", 3), ("タイマー", "タイマ", 1)],
+    [
+        ("", "", 0),
+        ("abc", "", 3),
+        ("", "ab", 2),
+        ("kitten", "sitting", 3),
+        ("タイマー", "タイマ", 1),
+    ],
 )
 def test_edit_distance(a: str, b: str, d: int) -> None:
     assert edit_distance(a, b) == d == edit_distance(b, a)
@@ -25,8 +31,8 @@ def test_edit_distance(a: str, b: str, d: int) -> None:
 
 def test_cer_counts_substitutions_deletions_and_insertions() -> None:
     assert cer("8分のタイマーお願い。", "8分のタイマーお願い") == 0.0
-    # 八 for 8: one substitution over 9 characters
-    assert cer("八分のタイマーお願い", "8分のタイマーお願い") == pytest.approx(1 / 9)
+    # 八 for 8: one substitution over 10 characters
+    assert cer("八分のタイマーお願い", "8分のタイマーお願い") == pytest.approx(1 / 10)
     # an extra word: insertions count too, so CER can exceed 1
     assert char_errors("あ", "") == CharErrors(1, 0)
     assert cer("", "") == 0.0 and cer("あ", "") == 1.0

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from cli import taiwa
 from taiwa.benchmarks.da_response import messages
 from taiwa.benchmarks.da_response.dataset import load_da_response
 from taiwa.harness.config import RunConfig
@@ -17,8 +18,6 @@ from taiwa.samples import sample_path
 from taiwa.speech.render import render_dataset
 from taiwa.speech.tts import OpenJTalkTTS
 from taiwa.stub_server import StubState, serve
-
-from .cli import taiwa
 
 GOLD = sample_path("da_response/gold.jsonl")
 N = 3
@@ -67,9 +66,10 @@ def test_cascade_run_records_transcripts_and_asr_cer(rendered: Path, tmp_path: P
     assert all(r["transcript"] and r["asr_seconds"] > 0 for r in responses)
     scores = _rows(tmp_path / "run" / "scores.jsonl")
     assert [s["cer_chars"] > 0 for s in scores] == [True] * N
-    assert json.loads((tmp_path / "run" / "config.json").read_text())["options"][
-        "input_mode"
-    ] == "audio"
+    assert (
+        json.loads((tmp_path / "run" / "config.json").read_text())["options"]["input_mode"]
+        == "audio"
+    )
     # a rerun is answered from the cache, transcripts and ASR times included
     again = run(cfg.model_copy(update={"out": tmp_path / "run2"}), show_progress=False)
     assert again.summary["calls"][0]["cache_hits"] == N

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 import soundfile as sf
 
+from cli import taiwa
 from taiwa.errors import InputError
 from taiwa.speech.render import RenderReport, TextField, render_dataset
 from taiwa.speech.tts import OpenJTalkTTS
@@ -20,8 +21,6 @@ from taiwa.speech.wav import (
     to_benchmark_pcm,
     write_benchmark_wav,
 )
-
-from .cli import taiwa
 
 TEXTS = ("8分のタイマーお願い", "明日7時に起こして", "今日の天気はどう？")
 

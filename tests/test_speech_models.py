@@ -86,7 +86,10 @@ def test_openai_sends_base64_wav_parts_the_stub_checks(wavs: list[Path]) -> None
     user = state.bodies[0]["messages"][1]
     assert user["content"][0]["type"] == "input_audio"
     assert user["content"][1] == {"type": "text", "text": "この音声に返答してください。"}
-    assert state.bodies[0]["messages"][0]["content"] == "あなたは親切な日本語音声対話アシスタントです。"
+    assert (
+        state.bodies[0]["messages"][0]["content"]
+        == "あなたは親切な日本語音声対話アシスタントです。"
+    )
 
 
 def test_the_stub_refuses_wrong_format_audio(tmp_path: Path) -> None:

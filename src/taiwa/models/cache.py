@@ -66,7 +66,8 @@ class ResponseCache:
                 " (key TEXT PRIMARY KEY, text TEXT NOT NULL, created REAL)"
             )
             self._db.execute(
-                "CREATE TABLE IF NOT EXISTS response_meta (key TEXT PRIMARY KEY, meta TEXT NOT NULL)"
+                "CREATE TABLE IF NOT EXISTS response_meta"
+                " (key TEXT PRIMARY KEY, meta TEXT NOT NULL)"
             )
             self._db.execute("SELECT key, text, created FROM responses LIMIT 1").fetchall()
         except sqlite3.Error as exc:
@@ -94,27 +95,28 @@ class ResponseCache:
             row = self._db.execute("SELECT text FROM responses WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
 
-    def get_many(self, keys: Sequence[str]) -> dict[str, str]:
-        """The cached text of each of ``keys`` that has one (a few queries, not one per key)."""
+    def _lookup(self, table: str, column: str, keys: Sequence[str]) -> dict[str, str]:
+        """``column`` of ``table`` for each of ``keys`` that has a row (a few queries, not one
+        per key); the caller holds the lock."""
         found: dict[str, str] = {}
+        for start in range(0, len(keys), _CHUNK):
+            chunk = keys[start : start + _CHUNK]
+            marks = ",".join("?" * len(chunk))
+            query = f"SELECT key, {column} FROM {table} WHERE key IN ({marks})"
+            found.update((str(k), str(v)) for k, v in self._db.execute(query, chunk))
+        return found
+
+    def get_many(self, keys: Sequence[str]) -> dict[str, str]:
+        """The cached text of each of ``keys`` that has one."""
         with self._lock:
-            for start in range(0, len(keys), _CHUNK):
-                chunk = keys[start : start + _CHUNK]
-                marks = ",".join("?" * len(chunk))
-                query = f"SELECT key, text FROM responses WHERE key IN ({marks})"
-                found.update((str(k), str(t)) for k, t in self._db.execute(query, chunk))
+            found = self._lookup("responses", "text", keys)
             found.update((k, self._pending[k][0]) for k in keys if k in self._pending)
         return found
 
     def get_meta_many(self, keys: Sequence[str]) -> dict[str, dict[str, Any]]:
         """What was recorded beside the cached replies of ``keys`` (only keys that have some)."""
-        raw: dict[str, str] = {}
         with self._lock:
-            for start in range(0, len(keys), _CHUNK):
-                chunk = keys[start : start + _CHUNK]
-                marks = ",".join("?" * len(chunk))
-                query = f"SELECT key, meta FROM response_meta WHERE key IN ({marks})"
-                raw.update((str(k), str(m)) for k, m in self._db.execute(query, chunk))
+            raw = self._lookup("response_meta", "meta", keys)
             for k in keys:
                 pending = self._pending.get(k)
                 if pending is not None and pending[2] is not None:

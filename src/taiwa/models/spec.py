@@ -92,7 +92,9 @@ class ModelSpec:
 
             asr, llm = self.cascade_parts
             if asr != BUNDLED and not Path(asr).is_dir():
-                raise TaiwaError(f"unknown ASR {asr[:80]!r} in {self.kind}:{self.target[:80]}: {HELP}")
+                raise TaiwaError(
+                    f"unknown ASR {asr[:80]!r} in {self.kind}:{self.target[:80]}: {HELP}"
+                )
             llm.check(options)
 
 

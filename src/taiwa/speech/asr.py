@@ -88,9 +88,9 @@ def bundled_model_dir(cache_dir: Path) -> Path:
             os.fsync(out.fileno())
         for root in roots:  # config.json, tokenizer.json, vocabulary ... beside the parts
             for f in sorted(root.rglob("*")):
-                if f.is_file() and ".part" not in f.name and f.suffix not in (".py", ".pyc"):
-                    if not (tmp / f.name).exists():
-                        shutil.copyfile(f, tmp / f.name)
+                small = f.is_file() and ".part" not in f.name and f.suffix not in (".py", ".pyc")
+                if small and not (tmp / f.name).exists():
+                    shutil.copyfile(f, tmp / f.name)
         try:
             os.replace(tmp, target)
         except OSError:  # another process finished first: keep its copy
