@@ -183,3 +183,23 @@ def test_cli_cascade_with_the_demo_llm_on_the_bundled_set(tmp_path: Path) -> Non
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
     block = summary["systems"]["cascade:whisper-base+demo"]
     assert block["scored"] == 3 and block["asr_cer"]["n"] == 3 and "wed" in block
+
+
+@pytest.mark.slow
+def test_demo_audio_section(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    from rich.console import Console
+
+    from taiwa.benchmarks import get_method
+    from taiwa.benchmarks.da_response import demo
+
+    monkeypatch.setattr(demo, "AUDIO_ITEMS", 2)
+    buf = io.StringIO()
+    demo.audio_demo(get_method("da-response"), Console(file=buf, width=160), tmp_path)
+    text = buf.getvalue()
+    assert "60 utterance(s) rendered" in text and "ASR of cascaded systems" in text
+    assert len(list((tmp_path / "audio").glob("*.wav"))) == 60
+    summary = json.loads((tmp_path / "da-response" / "cascade_audio" / "summary.json").read_text())
+    assert summary["across"]["input_mode"] == "audio"
+    assert summary["systems"][demo.CASCADE]["asr_cer"]["n"] == 2
