@@ -13,7 +13,7 @@ import hashlib
 import os
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -115,12 +115,10 @@ def render_dataset(
 ) -> RenderReport:
     """Speak every record's ``fields`` into ``out_dir`` and write the dataset with the audio
     paths to ``dataset_out`` (default :func:`default_dataset_out`). Every record is checked
-    (id and texts present) before the first file is synthesised."""
+    (id and texts present) before the first file is synthesised; the file is read twice and
+    never held whole."""
     target = dataset_out or default_dataset_out(data, out_dir)
-    records: list[tuple[int, dict[str, Any]]] = []
-    for number, record in iter_rows(data):
-        if limit is not None and len(records) >= limit:
-            break
+    for number, record in _records(data, limit):  # every record checked before any synthesis
         rid = record.get("id")
         if not isinstance(rid, str) or not rid.strip():
             raise InputError(str(data), number, "id", "a non-empty string", shown(rid))
@@ -128,15 +126,25 @@ def render_dataset(
             text = _field(record, f.path)
             if not isinstance(text, str) or not text.strip():
                 raise InputError(str(data), number, f.path, "a non-empty string", shown(text))
-        records.append((number, record))
     report = RenderReport(dataset=target)
     out_dir.mkdir(parents=True, exist_ok=True)
     base = target.resolve().parent
-    for _, record in records:
-        for f in fields:
-            text = _field(record, f.path)
-            wav = out_dir / audio_name(text, tts, record["id"], f.key)
-            render_text(text, wav, tts, report)
-            record[f.key] = os.path.relpath(wav.resolve(), base)
-    write_jsonl(target, (r for _, r in records))
+
+    def spoken() -> Iterator[dict[str, Any]]:
+        for _, record in _records(data, limit):
+            for f in fields:
+                text = _field(record, f.path)
+                wav = out_dir / audio_name(text, tts, record["id"], f.key)
+                render_text(text, wav, tts, report)
+                record[f.key] = os.path.relpath(wav.resolve(), base)
+            yield record
+
+    write_jsonl(target, spoken())  # streamed; renamed into place only when complete
     return report
+
+
+def _records(data: Path, limit: int | None) -> Iterator[tuple[int, dict[str, Any]]]:
+    for k, row in enumerate(iter_rows(data)):
+        if limit is not None and k >= limit:
+            return
+        yield row
