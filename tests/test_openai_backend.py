@@ -125,8 +125,16 @@ def test_text_content_is_sent_as_a_string() -> None:
 
 
 def test_audio_content_is_sent_as_parts(tmp_path: Path) -> None:
+    import base64
+    import wave
+
     wav = tmp_path / "a.wav"
-    wav.write_bytes(b"RIFF\x00\x00\x00\x00WAVE")
+    with wave.open(str(wav), "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(24_000)
+        w.writeframes(b"\x00\x00" * 240)
+    data = base64.b64encode(wav.read_bytes()).decode("ascii")
     parts = [
         ContentPart(type="text", text="聞いて"),
         ContentPart(type="audio", audio_path=str(wav)),
@@ -138,8 +146,9 @@ def test_audio_content_is_sent_as_parts(tmp_path: Path) -> None:
     assert res.ok
     assert state.bodies[-1]["messages"][0]["content"] == [
         {"type": "text", "text": "聞いて"},
-        {"type": "input_audio", "input_audio": {"data": "UklGRgAAAABXQVZF", "format": "wav"}},
+        {"type": "input_audio", "input_audio": {"data": data, "format": "wav"}},
     ]
+    assert [(a["rate"], a["channels"], a["width"]) for a in state.audio] == [(24_000, 1, 2)]
 
 
 def test_auth_header_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,5 +1,6 @@
-"""``taiwa build``: datasets and resources. The co-occurrence miner (a shared resource) is here;
-each method package may add its own builders in its ``cli`` module (``register(app)``)."""
+"""``taiwa build``: datasets and resources. The shared ones are here (the co-occurrence miner,
+benchmark audio); each method package may add its own builders in its ``cli`` module
+(``register(app)``)."""
 
 from __future__ import annotations
 
@@ -129,4 +130,57 @@ def build_cooccurrence(
         f"F = {report.F:,} "
         f"({report.engine_version}, {report.seconds:.1f} s) → {report.out} "
         f"(+ {report.meta.name})"
+    )
+
+
+@build_app.command("audio", no_args_is_help=True)
+def build_audio(
+    data: Annotated[Path, typer.Option(help="Dataset (JSONL/CSV/Parquet) with id and texts.")],
+    out: Annotated[Path, typer.Option(help="Directory for the WAV files.")],
+    field: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="TEXT_FIELD=AUDIO_KEY to speak (repeatable; default input.text=audio, the "
+            "user's utterance of seed 000 App. A)."
+        ),
+    ] = None,
+    reference: Annotated[
+        bool, typer.Option("--reference", help="Also speak output.text into output_audio.")
+    ] = False,
+    dataset_out: Annotated[
+        Path | None,
+        typer.Option(help="Dataset written with the audio paths (default OUT/<data name>.jsonl)."),
+    ] = None,
+    limit: Annotated[int | None, typer.Option(min=1, help="Only the first N records.")] = None,
+    speed: Annotated[float, typer.Option(min=0.5, max=2.0, help="Speaking rate.")] = 1.0,
+) -> None:
+    """Speak a dataset's texts as 24 kHz / 16-bit / mono WAV files with 120 ms of silence on
+    each side (seed 000 §3.3), using pyopenjtalk-plus (offline).
+
+    Each file is written atomically; a re-run skips files already rendered in this format."""
+    from taiwa.errors import TaiwaError
+    from taiwa.io import check_writable, require_file
+    from taiwa.speech.render import TextField, default_dataset_out, render_dataset
+    from taiwa.speech.tts import OpenJTalkTTS
+
+    require_file(data)
+    fields: list[TextField] = []
+    for spec in field or ["input.text=audio"]:
+        path, eq, key = spec.partition("=")
+        if not eq or not path.strip() or not key.strip():
+            raise TaiwaError(f"--field {spec[:80]!r}: expected TEXT_FIELD=AUDIO_KEY")
+        fields.append(TextField(path.strip(), key.strip()))
+    if reference:
+        fields.append(TextField("output.text", "output_audio"))
+    target = dataset_out or default_dataset_out(data, out)
+    if target.resolve() == data.resolve():
+        raise TaiwaError(f"--dataset-out {target} is the input: give another file")
+    check_writable(target, "--dataset-out")
+    tts = OpenJTalkTTS(speed=speed)
+    with console.status("rendering audio …"):
+        report = render_dataset(data, out, tts, fields, target, limit)
+    console.print(
+        f"{report.rendered} file(s) rendered, {report.skipped} already there → {out}/; "
+        f"{report.audio_seconds:.1f} s of audio, {report.cpu_per_utterance:.3f} s CPU per "
+        f"rendered utterance ({tts.identity}); dataset with audio paths → {target}"
     )

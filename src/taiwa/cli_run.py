@@ -135,6 +135,13 @@ def register(app: typer.Typer, console: Console) -> None:
         judge: Annotated[str | None, typer.Option(help="Shorthand: --role judge=SPEC.")] = None,
         tagger: Annotated[str | None, typer.Option(help="Shorthand: --role tagger=SPEC.")] = None,
         asr: Annotated[str | None, typer.Option(help="Shorthand: --role asr=SPEC.")] = None,
+        input_mode: Annotated[
+            str | None,
+            typer.Option(
+                help="What the systems hear, e.g. text or audio: shorthand for "
+                "-o input_mode=MODE (methods with that option)."
+            ),
+        ] = None,
         option: Annotated[
             list[str] | None,
             typer.Option("--option", "-o", help="A method option: KEY=VALUE (repeatable)."),
@@ -198,6 +205,7 @@ def register(app: typer.Typer, console: Console) -> None:
                 for part in _method_help(method):
                     console.print(part)
             raise typer.Exit()
+        from taiwa.errors import TaiwaError
         from taiwa.harness.config import parse_assignments, resolve_config
         from taiwa.harness.runner import execute, prepare
 
@@ -205,11 +213,19 @@ def register(app: typer.Typer, console: Console) -> None:
         for name, value in zip(ROLE_SHORTHANDS, (annotator, judge, tagger, asr), strict=True):
             if value is not None:
                 roles[name] = value
+        options = parse_assignments(option or [], "-o")
+        if input_mode is not None:
+            given = options.get("input_mode")
+            if given is not None and str(given) != input_mode:
+                raise TaiwaError(
+                    f"--input-mode {input_mode} contradicts -o input_mode={given}: give one"
+                )
+            options["input_mode"] = input_mode
         overrides = {
             "method": method,
             "models": [*(model or []), *_comma_specs(models)],
             "roles": roles,
-            "options": parse_assignments(option or [], "-o"),
+            "options": options,
             "data": data,
             "out": out,
             "base_url": base_url,

@@ -20,6 +20,11 @@ kind. ``echo_auth`` makes
 error bodies echo the ``Authorization`` header (as careless proxies do). ``outage()`` closes
 the listening socket and every connection for a while, then listens on the same port again.
 
+Audio chat models: every ``input_audio`` content part is decoded (strict base64) and read as a
+WAV file; its format lands in ``audio`` (sample rate, channels, sample width, frames, SHA-256 of
+the bytes) and a part that is not base64 WAV in ``audio_format`` (24 kHz / mono / 16-bit by
+default; ``None`` accepts any WAV) is answered with HTTP 400, as a strict server would.
+
 Scripted judges and systems (``tests/test_judges.py``): ``script`` computes the reply from the
 request body (parsed JSON) instead of the echo, e.g. by the ``model`` asked for; ``replies``
 still come first.
@@ -29,7 +34,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
+import binascii
 import contextlib
+import hashlib
+import io
 import json
 import random
 import threading
@@ -82,6 +91,10 @@ class StubState:
     lock: threading.Lock = field(default_factory=threading.Lock)
     #: computes the reply text from the request body (instead of the echo) when set
     script: Callable[[dict[str, Any]], str] | None = None
+    #: (sample rate, channels, sample width in bytes) every ``input_audio`` WAV must have
+    audio_format: tuple[int, int, int] | None = (24_000, 1, 2)
+    #: every ``input_audio`` part received: its WAV header and the SHA-256 of its bytes
+    audio: list[dict[str, Any]] = field(default_factory=list)
 
 
 FAULT_KINDS = (
@@ -190,6 +203,41 @@ def _reject_format(kind: str, status: int) -> web.Response:
     )
 
 
+def _audio_parts(body: dict[str, Any], wanted: tuple[int, int, int] | None) -> list[Any]:
+    """The decoded ``input_audio`` parts of a request (dicts), or the first problem (a str)."""
+    import wave
+
+    out: list[Any] = []
+    for message in body.get("messages") or []:
+        content = message.get("content") if isinstance(message, dict) else None
+        for part in content if isinstance(content, list) else []:
+            if not isinstance(part, dict) or part.get("type") != "input_audio":
+                continue
+            audio = part.get("input_audio") or {}
+            if audio.get("format") != "wav":
+                return [f"input_audio.format must be 'wav', got {audio.get('format')!r}"]
+            try:
+                raw = base64.b64decode(audio.get("data") or "", validate=True)
+                with wave.open(io.BytesIO(raw)) as w:
+                    header = (w.getframerate(), w.getnchannels(), w.getsampwidth())
+                    frames = w.getnframes()
+            except (binascii.Error, ValueError, EOFError, wave.Error) as exc:
+                return [f"input_audio.data is not base64 WAV ({exc})"]
+            if wanted is not None and header != wanted:
+                return [f"input_audio WAV is {header} (rate, channels, width), expected {wanted}"]
+            rate, channels, width = header
+            out.append(
+                {
+                    "rate": rate,
+                    "channels": channels,
+                    "width": width,
+                    "frames": frames,
+                    "sha256": hashlib.sha256(raw).hexdigest(),
+                }
+            )
+    return out
+
+
 def make_app(state: StubState) -> web.Application:
     async def models(_: web.Request) -> web.Response:
         if state.models_status != 200:
@@ -213,6 +261,11 @@ def make_app(state: StubState) -> web.Application:
             state.asked[_last_user(body)] += 1
         if reject:
             return _reject_format(str(fmt.get("type")), state.reject_status)
+        heard = _audio_parts(body, state.audio_format)
+        if heard and isinstance(heard[0], str):
+            return web.json_response({"error": {"message": heard[0]}}, status=400)
+        with state.lock:
+            state.audio.extend(heard)
         if random_fault is not None:
             return await _injected(random_fault, request, state)
         if fault == "timeout":

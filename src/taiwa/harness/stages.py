@@ -14,7 +14,9 @@ S = TypeVar("S", bound=Sample)
 class GenerateStage(StageBase, Generic[S]):
     """The systems answer: one chat request per sample (role ``system``, ``responses.jsonl``).
 
-    ``messages`` builds the chat of a sample (the method's prompt); the row is ``{"text"}``.
+    ``messages`` builds the chat of a sample (the method's prompt); the row is ``{"text"}``
+    plus what the model recorded beside the reply (``ChatResponse.meta``, e.g. a cascade's
+    ``transcript`` and ``asr_seconds``).
     """
 
     def __init__(
@@ -28,7 +30,7 @@ class GenerateStage(StageBase, Generic[S]):
         return [ChatRequest(id=sample.id, messages=list(self.messages(sample)), params=self.params)]
 
     def finish(self, sample: S, upstream: Upstream, replies: Sequence[ChatResponse]) -> Row:
-        return {"text": replies[0].text}
+        return {**(replies[0].meta or {}), "text": replies[0].text}
 
 
 class LocalStage(StageBase, Generic[S]):

@@ -41,6 +41,16 @@ class ChatModel(Protocol):
     ) -> list[ChatResponse]: ...
 
 
+def refuse_audio(request: ChatRequest, spec: str) -> None:
+    """Stop the run (one line) when a text-only backend is handed audio, rather than answer
+    the text around it as if the audio were not there."""
+    if any(m.has_audio for m in request.messages):
+        raise EndpointError(
+            f"{spec} takes text only but was given audio: use an audio chat model (openai:MODEL) "
+            "or a cascade (cascade:whisper-base+LLM)"
+        )
+
+
 class ConcurrentModel(ABC):
     """Base for backends: subclasses implement :meth:`_complete` for one request.
 

@@ -23,7 +23,7 @@ from typing import Any
 import yaml
 
 from taiwa.errors import TaiwaError
-from taiwa.models.base import ConcurrentModel
+from taiwa.models.base import ConcurrentModel, refuse_audio
 from taiwa.models.types import ChatRequest
 from taiwa.text.normalize import nfkc
 
@@ -101,6 +101,7 @@ class BuiltinModel(ConcurrentModel):
         )
 
     async def _complete(self, request: ChatRequest) -> str:
+        refuse_audio(request, f"builtin:{self.name}")
         if self.name == "parrot":
             return request.last_user_text
         if self.name == "eliza":

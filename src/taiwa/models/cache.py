@@ -2,6 +2,8 @@
 
 Keys are SHA-256 hashes of (backend, the model's identity — endpoint and name, or the content hash
 of its weights —, parameters, messages): a changed model or input is never served an old reply.
+What a composite model records beside a reply (``ChatResponse.meta``, e.g. a cascade's transcript)
+is stored with it in ``response_meta`` and served with the cached reply.
 The store is SQLite in WAL mode; each finished response is committed by a writer thread within
 20 ms, so a run killed at any point (SIGKILL included) loses at most the requests in
 flight, and a restart sends only those. Failed responses are not cached: they are retried next time.
@@ -9,12 +11,14 @@ flight, and a restart sends only those. Failed responses are not cached: they ar
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from taiwa.errors import TaiwaError
 from taiwa.models.base import ChatModel, OnResponse
@@ -61,13 +65,17 @@ class ResponseCache:
                 "CREATE TABLE IF NOT EXISTS responses"
                 " (key TEXT PRIMARY KEY, text TEXT NOT NULL, created REAL)"
             )
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS response_meta"
+                " (key TEXT PRIMARY KEY, meta TEXT NOT NULL)"
+            )
             self._db.execute("SELECT key, text, created FROM responses LIMIT 1").fetchall()
         except sqlite3.Error as exc:
             raise TaiwaError(
                 f"response cache {self.path} is not usable ({exc}): move it away, or pass "
                 "--cache-dir DIR (or --no-cache)"
             ) from None
-        self._pending: dict[str, tuple[str, float]] = {}
+        self._pending: dict[str, tuple[str, float, str | None]] = {}
         self._wake = threading.Condition(self._lock)
         self._closing = False
         self._error: BaseException | None = None
@@ -87,26 +95,45 @@ class ResponseCache:
             row = self._db.execute("SELECT text FROM responses WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
 
-    def get_many(self, keys: Sequence[str]) -> dict[str, str]:
-        """The cached text of each of ``keys`` that has one (a few queries, not one per key)."""
+    def _lookup(self, table: str, column: str, keys: Sequence[str]) -> dict[str, str]:
+        """``column`` of ``table`` for each of ``keys`` that has a row (a few queries, not one
+        per key); the caller holds the lock."""
         found: dict[str, str] = {}
+        for start in range(0, len(keys), _CHUNK):
+            chunk = keys[start : start + _CHUNK]
+            marks = ",".join("?" * len(chunk))
+            query = f"SELECT key, {column} FROM {table} WHERE key IN ({marks})"
+            found.update((str(k), str(v)) for k, v in self._db.execute(query, chunk))
+        return found
+
+    def get_many(self, keys: Sequence[str]) -> dict[str, str]:
+        """The cached text of each of ``keys`` that has one."""
         with self._lock:
-            for start in range(0, len(keys), _CHUNK):
-                chunk = keys[start : start + _CHUNK]
-                marks = ",".join("?" * len(chunk))
-                query = f"SELECT key, text FROM responses WHERE key IN ({marks})"
-                found.update((str(k), str(t)) for k, t in self._db.execute(query, chunk))
+            found = self._lookup("responses", "text", keys)
             found.update((k, self._pending[k][0]) for k in keys if k in self._pending)
         return found
 
-    def put(self, key: str, text: str) -> None:
+    def get_meta_many(self, keys: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """What was recorded beside the cached replies of ``keys`` (only keys that have some)."""
+        with self._lock:
+            raw = self._lookup("response_meta", "meta", keys)
+            for k in keys:
+                pending = self._pending.get(k)
+                if pending is not None and pending[2] is not None:
+                    raw[k] = pending[2]
+        return {k: json.loads(m) for k, m in raw.items()}
+
+    def put(self, key: str, text: str, meta: dict[str, Any] | None = None) -> None:
+        meta_json = json.dumps(meta, ensure_ascii=False) if meta else None
         try:
             text.encode("utf-8")
+            if meta_json is not None:
+                meta_json.encode("utf-8")
         except UnicodeEncodeError:  # lone surrogates (an escape in a server's JSON): not stored
             return
         with self._wake:
             first = not self._pending
-            self._pending[key] = (text, time.time())
+            self._pending[key] = (text, time.time(), meta_json)
             if first:
                 self._wake.notify()
 
@@ -135,8 +162,11 @@ class ResponseCache:
         finally:
             db.close()
 
-    def _commit(self, db: sqlite3.Connection, batch: dict[str, tuple[str, float]]) -> None:
-        rows = [(k, t, c) for k, (t, c) in batch.items()]
+    def _commit(
+        self, db: sqlite3.Connection, batch: dict[str, tuple[str, float, str | None]]
+    ) -> None:
+        rows = [(k, t, c) for k, (t, c, _) in batch.items()]
+        metas = [(k, m) for k, (_, _, m) in batch.items() if m is not None]
         deadline = time.monotonic() + self.lock_budget
         delay = 0.05
         while True:
@@ -145,6 +175,10 @@ class ResponseCache:
                 db.executemany(
                     "INSERT OR REPLACE INTO responses (key, text, created) VALUES (?, ?, ?)", rows
                 )
+                if metas:
+                    db.executemany(
+                        "INSERT OR REPLACE INTO response_meta (key, meta) VALUES (?, ?)", metas
+                    )
                 db.execute("COMMIT")
                 return
             except sqlite3.OperationalError as exc:
@@ -204,12 +238,13 @@ class CachingModel:
         misses: list[tuple[int, ChatRequest]] = []
         all_keys = [self.key(req) for req in requests]
         cached = self.cache.get_many(all_keys)
+        metas = self.cache.get_meta_many(list(cached)) if cached else {}
         for i, (req, key) in enumerate(zip(requests, all_keys, strict=True)):
             text = cached.get(key)
             if text is None:
                 misses.append((i, req))
                 continue
-            results[i] = ChatResponse(id=req.id, text=text, cached=True)
+            results[i] = ChatResponse(id=req.id, text=text, cached=True, meta=metas.get(key))
             self.hits += 1
             if on_response is not None:
                 on_response(results[i])
@@ -217,7 +252,7 @@ class CachingModel:
 
         def store(res: ChatResponse) -> None:
             if res.ok and res.text is not None:
-                self.cache.put(keys[res.id], res.text)
+                self.cache.put(keys[res.id], res.text, res.meta)
             if on_response is not None:
                 on_response(res)
 

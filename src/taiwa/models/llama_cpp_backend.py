@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from taiwa.errors import TaiwaError
-from taiwa.models.base import ConcurrentModel
+from taiwa.models.base import ConcurrentModel, refuse_audio
 from taiwa.models.file_hash import content_sha256
 from taiwa.models.types import ChatRequest
 
@@ -58,8 +58,7 @@ class LlamaCppModel(ConcurrentModel):
         )
 
     def _complete_sync(self, request: ChatRequest) -> str:
-        if any(m.has_audio for m in request.messages):
-            raise TaiwaError("the llama.cpp backend takes text only; use cascade:ASR+LLM for audio")
+        refuse_audio(request, f"the llama.cpp model {self.model_id}")
         p = request.params
         kwargs: dict[str, Any] = {
             "messages": [{"role": m.role, "content": m.text} for m in request.messages],

@@ -1,5 +1,5 @@
 """Model SPEC strings: ``openai:MODEL``, ``gguf:PATH``, ``hf:PATH``, ``replay:FILE``,
-``builtin:NAME`` and ``demo`` (DESIGN.md, CLI shape)."""
+``builtin:NAME``, ``demo`` and ``cascade:ASR+LLM`` (DESIGN.md, CLI shape)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,14 @@ from pathlib import Path
 from taiwa.errors import TaiwaError
 from taiwa.models.base import ChatModel
 
-KINDS = ("openai", "gguf", "hf", "replay", "builtin")
-HELP = "openai:MODEL, gguf:PATH, hf:PATH, replay:FILE, builtin:parrot|eliza|fixed|random or demo"
+KINDS = ("openai", "gguf", "hf", "replay", "builtin", "cascade")
+HELP = (
+    "openai:MODEL, gguf:PATH, hf:PATH, replay:FILE, builtin:parrot|eliza|fixed|random, demo "
+    "or cascade:ASR+LLM (e.g. cascade:whisper-base+demo)"
+)
+AUDIO_KINDS = ("openai", "cascade", "replay")
+"""Backends that take audio input: an OpenAI-compatible audio chat model, a cascade (ASR, then
+any text model), and replayed answers (recorded from whatever heard the audio)."""
 
 
 @dataclass(frozen=True)
@@ -26,10 +32,30 @@ class ModelSpec:
         if spec == "demo":
             return cls("demo", "")
         kind, sep, target = spec.partition(":")
+        shown = spec if len(spec) <= 80 else spec[:77] + "..."
         if not sep or kind not in KINDS or not target:
-            shown = spec if len(spec) <= 80 else spec[:77] + "..."
             raise TaiwaError(f"bad model spec {shown!r}: expected {HELP}")
+        if kind == "cascade":
+            asr, plus, llm = target.partition("+")
+            if not plus or not asr or not llm:
+                raise TaiwaError(
+                    f"bad model spec {shown!r}: expected cascade:ASR+LLM, e.g. "
+                    "cascade:whisper-base+demo"
+                )
+            if cls.parse(llm).kind == "cascade":
+                raise TaiwaError(f"bad model spec {shown!r}: the LLM of a cascade takes text")
         return cls(kind, target)
+
+    @property
+    def accepts_audio(self) -> bool:
+        """Whether this backend can be given audio (text-only ones refuse it)."""
+        return self.kind in AUDIO_KINDS
+
+    @property
+    def cascade_parts(self) -> tuple[str, ModelSpec]:
+        """``cascade:ASR+LLM``: the ASR name and the text model's SPEC."""
+        asr, _, llm = self.target.partition("+")
+        return asr, ModelSpec.parse(llm)
 
     def check(self, options: ModelOptions) -> None:
         """Cheap checks before a run starts (no model loaded): the file or directory exists,
@@ -61,6 +87,15 @@ class ModelSpec:
             from taiwa.models.openai_compat import DEFAULT_BASE_URL, checked_base_url
 
             checked_base_url(options.base_url or DEFAULT_BASE_URL)
+        elif self.kind == "cascade":
+            from taiwa.speech.asr import BUNDLED, HELP
+
+            asr, llm = self.cascade_parts
+            if asr != BUNDLED and not Path(asr).is_dir():
+                raise TaiwaError(
+                    f"unknown ASR {asr[:80]!r} in {self.kind}:{self.target[:80]}: {HELP}"
+                )
+            llm.check(options)
 
 
 @dataclass(frozen=True)
@@ -88,6 +123,13 @@ def load_model(spec: str | ModelSpec, options: ModelOptions | None = None) -> Ch
         from taiwa.models.replay import ReplayModel
 
         return ReplayModel(s.target)
+    if s.kind == "cascade":
+        from taiwa.models.cache import default_cache_dir
+        from taiwa.models.cascade import CascadeModel
+        from taiwa.speech.asr import load_asr
+
+        asr, llm = s.cascade_parts
+        return CascadeModel(load_asr(asr, o.cache_dir or default_cache_dir()), load_model(llm, o))
     if s.kind == "openai":
         from taiwa.models.openai_compat import OpenAICompatModel
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from taiwa.errors import TaiwaError
-from taiwa.models.base import ConcurrentModel
+from taiwa.models.base import ConcurrentModel, refuse_audio
 from taiwa.models.file_hash import content_sha256
 from taiwa.models.types import ChatRequest
 
@@ -36,6 +36,8 @@ class TransformersModel(ConcurrentModel):
 
     def _complete_sync(self, request: ChatRequest) -> str:
         import torch
+
+        refuse_audio(request, f"hf:{self.path}")
 
         p = request.params
         messages = [{"role": m.role, "content": m.text} for m in request.messages]

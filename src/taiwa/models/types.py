@@ -9,6 +9,18 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 
+def audio_sha256(path: str) -> str:
+    """SHA-256 of an audio file's bytes (what a request's audio is keyed by in the cache); a
+    file that cannot be read raises :class:`~taiwa.errors.TaiwaError` naming it."""
+    from taiwa.errors import TaiwaError
+
+    try:
+        with open(path, "rb") as fh:
+            return hashlib.file_digest(fh, "sha256").hexdigest()
+    except OSError as exc:
+        raise TaiwaError(f"audio file {path}: {exc.strerror or exc}") from None
+
+
 class ContentPart(BaseModel):
     """A piece of user content: text, or audio (a WAV file path) for speech models."""
 
@@ -62,8 +74,15 @@ class ChatRequest(BaseModel):
 
     def cache_key(self, backend: str, model: str) -> str:
         """SHA-256 of everything that determines the reply (not the sample id): the backend,
-        the model's identity (``model``), the parameters and the messages."""
+        the model's identity (``model``), the parameters and the messages; an audio part counts
+        by the SHA-256 of its file's bytes, never by its path (a changed file is a new request).
+        """
         payload = self.model_dump(mode="json", include={"params", "messages"})
+        for message in payload["messages"]:
+            if isinstance(message["content"], list):
+                for part in message["content"]:
+                    if part.get("audio_path") is not None:
+                        part["audio_sha256"] = audio_sha256(part.pop("audio_path"))
         payload["backend"] = backend
         payload["model"] = model
         text = json.dumps(payload, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
@@ -87,6 +106,9 @@ class ChatResponse(BaseModel):
     error: str | None = None
     cached: bool = False
     latency_s: float | None = None
+    meta: dict[str, Any] | None = None
+    """What a composite model records beside the reply (a cascade: the transcript and the
+    ASR seconds); cached with the reply, written into the stage's row."""
 
     @property
     def ok(self) -> bool:

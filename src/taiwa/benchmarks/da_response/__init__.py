@@ -1,7 +1,8 @@
 """``da-response`` (seed 000): does the system answer with the right dialogue acts, in order?
 
-generate → annotate → score. The system gets the App. B prompts (text mode: the user's
-utterance stands in for the audio, followed by the App. B user prompt verbatim); the
+generate → annotate → score. The system gets the App. B prompts: in audio mode (seed 000 §4,
+``--input-mode audio``) the user's utterance as a 24 kHz WAV (§3.3; :mod:`.audio`) followed by
+the App. B user prompt verbatim; in text mode the utterance's text stands in for the audio. The
 ``annotator`` role turns each reply into a DA sequence with importances (seed 000 §4.1,
 :mod:`.annotate`); the reply is scored against the gold sequence by Weighted LCS and WED with
 its breakdown (:mod:`.scoring`); the summary follows Table 1 with Table 2's examples.
@@ -10,6 +11,7 @@ its breakdown (:mod:`.scoring`); the summary follows Table 1 with Table 2's exam
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -33,8 +35,15 @@ class DAResponseOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    input: Literal["text"] = Field(
-        "text", description="what the system receives: text (the utterance, App. B text mode)"
+    input_mode: Literal["text", "audio"] = Field(
+        "text",
+        description="what the system hears: text (the utterance's text) or audio (its WAV, "
+        "seed 000 §3.3; --input-mode audio)",
+    )
+    render_missing: bool = Field(
+        True,
+        description="audio mode: items without an audio path are synthesised "
+        "(pyopenjtalk-plus) into the cache; false: they are an error",
     )
     annotator_attempts: int = Field(
         3, ge=1, le=10, description="LLM annotator: rounds per reply, repairs included"
@@ -44,18 +53,20 @@ class DAResponseOptions(BaseModel):
     )
 
 
-def messages(item: DAResponseItem) -> list[ChatMessage]:
-    """App. B: the system prompt, then the utterance followed by the App. B user prompt."""
+def messages(item: DAResponseItem, mode: str = "text") -> list[ChatMessage]:
+    """App. B: the system prompt, then the utterance (its audio, or its text in text mode)
+    followed by the App. B user prompt."""
     from taiwa.models.types import ChatMessage, ContentPart
 
+    heard = (
+        ContentPart(type="audio", audio_path=item.audio)
+        if mode == "audio"
+        else ContentPart(type="text", text=item.input.text)
+    )
     return [
         ChatMessage(role="system", content=seed000.RESPONSE_SYSTEM),
         ChatMessage(
-            role="user",
-            content=[
-                ContentPart(type="text", text=item.input.text),
-                ContentPart(type="text", text=seed000.RESPONSE_USER),
-            ],
+            role="user", content=[heard, ContentPart(type="text", text=seed000.RESPONSE_USER)]
         ),
     ]
 
@@ -78,6 +89,20 @@ class AnnotatorValidator:
         from taiwa.benchmarks.da_response.validate import report_tables
 
         return list(report_tables(dict(report)))
+
+
+def check_audio_systems(systems: Iterable[str]) -> None:
+    """Audio mode: every system must take audio (one line naming the first that does not)."""
+    from taiwa.errors import TaiwaError
+    from taiwa.harness.method import HUMAN
+    from taiwa.models.spec import ModelSpec
+
+    for spec in systems:
+        if spec != HUMAN and not ModelSpec.parse(spec).accepts_audio:
+            raise TaiwaError(
+                f"--model {spec} takes text only, but --input-mode audio gives it audio: use an "
+                f"audio chat model (openai:MODEL) or a cascade (cascade:whisper-base+{spec})"
+            )
 
 
 class DAResponseMethod:
@@ -110,7 +135,9 @@ class DAResponseMethod:
     def load(self, path: Path, options: DAResponseOptions) -> Iterator[DAResponseItem]:
         from taiwa.benchmarks.da_response.dataset import iter_da_response
 
-        return iter_da_response(path)
+        return iter_da_response(
+            path, audio=options.input_mode == "audio", render_missing=options.render_missing
+        )
 
     def reference(self, sample: DAResponseItem) -> str | None:
         return sample.output.text
@@ -121,8 +148,10 @@ class DAResponseMethod:
         from taiwa.harness.stages import GenerateStage, LocalStage
 
         o: DAResponseOptions = setup.options
+        if o.input_mode == "audio":
+            check_audio_systems(setup.systems)
         return [
-            GenerateStage(messages, setup.params),
+            GenerateStage(partial(messages, mode=o.input_mode), setup.params),
             annotate_stage(
                 setup.roles["annotator"], o.annotator_attempts, o.annotator_max_tokens, setup.seed
             ),
@@ -133,15 +162,31 @@ class DAResponseMethod:
         from taiwa.benchmarks.da_response.offline import annotator_summary
         from taiwa.benchmarks.da_response.scoring import system_block
 
-        return Summary(
-            {s: system_block(results.ok("score", s), setup.seed) for s in results.systems},
-            across={"annotator": annotator_summary(setup.roles["annotator"])},
-        )
+        o: DAResponseOptions = setup.options
+        across: dict[str, Any] = {
+            "input_mode": o.input_mode,
+            "annotator": annotator_summary(setup.roles["annotator"]),
+        }
+        notes: list[str] = []
+        if o.input_mode == "audio":
+            from taiwa.benchmarks.da_response.audio import rendered_count, rendered_dir
+
+            total, rendered = rendered_count(samples)
+            across["audio"] = {"items": total, "rendered": rendered}
+            if rendered:
+                notes.append(
+                    f"input mode audio: {rendered} of {total} item(s) had no audio path; their "
+                    f"input.text was synthesised with pyopenjtalk-plus into {rendered_dir()}"
+                )
+        systems = {s: system_block(results.ok("score", s), setup.seed) for s in results.systems}
+        return Summary(systems, across=across, notes=notes)
 
     def tables(self, summary: Mapping[str, Any]) -> list[Any]:
-        from taiwa.benchmarks.da_response.tables import examples_table, table1
+        from taiwa.benchmarks.da_response.tables import asr_table, examples_table, table1
 
-        out: list[Any] = table1(summary, "da-response (seed 000 Table 1)")
+        mode = summary.get("across", {}).get("input_mode", "text")
+        out: list[Any] = table1(summary, f"da-response (seed 000 Table 1), input mode: {mode}")
+        out += asr_table(summary)
         for system, block in summary["systems"].items():
             if "examples" in block:
                 out.append(examples_table(block["examples"], system))

@@ -78,11 +78,21 @@ class DAResponseItem(BaseModel):
         return DASequence(steps=self.output_dialogue_acts.steps)
 
 
-def iter_da_response(path: str | Path) -> Iterator[DAResponseItem]:
+def iter_da_response(
+    path: str | Path, *, audio: bool = False, render_missing: bool = True
+) -> Iterator[DAResponseItem]:
     """Read and validate a dataset file (JSONL/CSV/Parquet) one item at a time; ids must be
-    unique."""
+    unique. ``audio``: every item's WAV resolved and checked, or rendered when missing
+    (:func:`taiwa.benchmarks.da_response.audio.with_audio`)."""
     context = {"taxonomy": load_taxonomy("assistant7")}
-    return unique_ids(path, iter_records(path, DAResponseItem, context=context))
+    records: Iterator[tuple[int, DAResponseItem]] = iter_records(
+        path, DAResponseItem, context=context
+    )
+    if audio:
+        from taiwa.benchmarks.da_response.audio import with_audio
+
+        records = with_audio(Path(path), records, render_missing)
+    return unique_ids(path, records)
 
 
 def load_da_response(path: str | Path) -> list[DAResponseItem]:

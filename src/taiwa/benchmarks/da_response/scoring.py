@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from taiwa.benchmarks.da_response.audio import ASRTally, asr_row
 from taiwa.benchmarks.da_response.dataset import DAResponseItem
 from taiwa.harness.method import Row, Upstream
 from taiwa.metrics import wed, wlcs
@@ -24,7 +25,7 @@ def score_reply(sample: DAResponseItem, upstream: Upstream) -> Row:
     """WLCS and WED of the annotated reply against the item's gold sequence."""
     pred = DASequence.model_validate({"steps": upstream["annotate"]["steps"]})
     w = wed(pred, sample.gold)
-    return {
+    return asr_row(sample, upstream["generate"]) | {
         "input": sample.input.text,
         "reply": upstream["generate"]["text"],
         "gold_text": sample.output.text,
@@ -39,17 +40,20 @@ def score_reply(sample: DAResponseItem, upstream: Upstream) -> Row:
 
 
 def system_block(rows: Iterable[Row], seed: int) -> dict[str, Any]:
-    """Table 1 for one system: every metric's mean [CI], SD and n; Table 2's examples
-    (one pass over the rows)."""
+    """Table 1 for one system: every metric's mean [CI], SD and n; Table 2's examples; for a
+    cascade heard in audio mode, the ASR character error rate (one pass over the rows)."""
     values: dict[str, list[float]] = {k: [] for k in METRICS}
     picks: dict[str, Row] = {}
+    asr = ASRTally()
     for row in rows:
         for k in METRICS:
             values[k].append(row[k])
         _pick(picks, row)
+        asr.add(row)
     if not picks:
         return {}
     block: dict[str, Any] = {k: mean_estimate(v, seed) for k, v in values.items()}
+    block.update(asr.block(seed))
     block["examples"] = representative_examples(picks)
     return block
 
@@ -76,5 +80,5 @@ def representative_examples(picks: Mapping[str, Row]) -> dict[str, dict[str, Any
     for name in ("max_insertion", "max_deletion", "max_substitution", "min_wed"):
         row = picks[name]
         if name == "min_wed" or row[name.removeprefix("max_")] > 0:
-            out[name] = {k: row[k] for k in keep}
+            out[name] = {k: row[k] for k in (*keep, "transcript") if k in row}
     return out

@@ -88,3 +88,28 @@ def examples_table(examples: Mapping[str, Mapping[str, Any]], system: str) -> Ta
             f"{clip(ex['reply'] or '')}\n[{_seq(ex['pred_steps'])}]",
         )
     return t
+
+
+def asr_table(summary: Mapping[str, Any]) -> list[Table]:
+    """The ASR of cascaded systems heard in audio mode: character error rate of the transcript
+    against ``input.text`` (mean per item [95 % CI], n; corpus-level) and real-time factor."""
+    rows = [(sys_, s) for sys_, s in summary["systems"].items() if "asr_cer" in s]
+    if not rows:
+        return []
+    t = Table(title="ASR of cascaded systems (input mode audio)", title_justify="left")
+    t.add_column("system", no_wrap=True)
+    for name in ("CER ↓ (per item)", "CER (corpus)", "ASR RTF"):
+        t.add_column(name, justify="right", no_wrap=True)
+    for system, s in rows:
+        rtf = s.get("asr_rtf")
+        t.add_row(
+            clip(system),
+            ci_cell(s["asr_cer"]) + f"\nn={s['asr_cer']['n']}",
+            f"{s['asr_cer_corpus']:.3f}",
+            "–" if rtf is None else f"{rtf:.2f}",
+        )
+    t.caption = (
+        "transcripts vs input.text after NFKC, punctuation and spaces removed; RTF = ASR "
+        "seconds / audio seconds (as recorded when first transcribed; cached replies keep theirs)"
+    )
+    return [t]
