@@ -57,7 +57,9 @@ def test_cascade_run_records_transcripts_and_asr_cer(rendered: Path, tmp_path: P
         cache_dir=tmp_path / "c",
     )
     summary = run(cfg, show_progress=False).summary
-    assert summary["across"] == {"input_mode": "audio", "audio": {"items": N, "rendered": 0}}
+    across = summary["across"]
+    assert (across["input_mode"], across["audio"]) == ("audio", {"items": N, "rendered": 0})
+    assert across["annotator"]["spec"] == "offline"
     block = summary["systems"][spec]
     assert block["scored"] == N and block["asr_cer"]["n"] == N
     assert {"value", "ci_low", "ci_high", "n"} <= set(block["asr_cer"])
