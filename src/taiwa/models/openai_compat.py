@@ -126,8 +126,11 @@ def _response_format(mode: StructuredMode, schema: dict[str, Any]) -> dict[str, 
     return None
 
 
+_BODY_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
 def _dumps(body: dict[str, Any]) -> bytes:
-    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return _BODY_ENCODER.encode(body).encode("utf-8")
 
 
 def _error_text(raw: bytes) -> str:

@@ -21,6 +21,10 @@ def audio_sha256(path: str) -> str:
         raise TaiwaError(f"audio file {path}: {exc.strerror or exc}") from None
 
 
+_KEY_ENCODER = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+"""The cache key's canonical JSON (one encoder, not one per call)."""
+
+
 class ContentPart(BaseModel):
     """A piece of user content: text, or audio (a WAV file path) for speech models."""
 
@@ -85,7 +89,7 @@ class ChatRequest(BaseModel):
                         part["audio_sha256"] = audio_sha256(part.pop("audio_path"))
         payload["backend"] = backend
         payload["model"] = model
-        text = json.dumps(payload, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+        text = _KEY_ENCODER.encode(payload)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
     @property

@@ -5,7 +5,7 @@ A's core sentence, the implied intents of the core sentence's contexts and 「�
 option is read from its answer by :func:`parse_answer` (:mod:`.parsing`; unparseable answers are
 counted and scored wrong) and scored against the gold label (:mod:`.scoring`). The summary is
 Table 1 (accuracy overall, on context-dependent and context-independent items, n and 95 % CI)
-and the stability analysis of §3.2 (Table 2, Fig. 1; :mod:`.stability`, ``stability.svg``).
+and the stability analysis of §3.2 (Table 2; Fig. 1 is drawn by the report, :mod:`.plots`).
 The benchmark file (:mod:`.dataset`) is built by ``taiwa build intent`` (:mod:`.builder`).
 """
 
@@ -100,7 +100,6 @@ class IntentMethod:
         dependent_set = dependent_groups(samples)
         dependent = {i: g in dependent_set for i, g in groups.items()}
         systems: dict[str, dict[str, Any]] = {}
-        curves: dict[str, Any] = {}
         for s in results.systems:
             systems[s] = accuracy_block(results.ok("score", s), dependent, setup.seed)
             correct = [bool(r["correct"]) for r in results.ok("score", s)]
@@ -109,7 +108,6 @@ class IntentMethod:
                     correct, step=o.stability_step, threshold=o.stability_threshold, seed=setup.seed
                 )
                 systems[s]["stability"] = st.as_dict()
-                curves[s] = st
         n_dep = sum(dependent.values())
         across = {
             "items": {"all": len(groups), "dependent": n_dep, "independent": len(groups) - n_dep},
@@ -120,12 +118,7 @@ class IntentMethod:
             for s, b in systems.items()
             if b["unparseable"]
         ]
-        files = {}
-        if curves:
-            from taiwa.benchmarks.intent.plots import stability_writer
-
-            files["stability.svg"] = stability_writer(curves, o.stability_threshold)
-        return Summary(systems, across, notes, files)
+        return Summary(systems, across, notes)
 
     def tables(self, summary: Mapping[str, Any]) -> list[Any]:
         from taiwa.benchmarks.intent.tables import tables

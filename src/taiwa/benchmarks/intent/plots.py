@@ -1,33 +1,38 @@
 """Seed 004 Fig. 1 as SVG: the gap between the accuracy on the first n items and the full
-accuracy, per model, beside the mean gap of random subsets of the same size."""
+accuracy, per model, beside the mean gap of random subsets of the same size.
+
+Drawn by the report (``taiwa report``) from the ``stability`` blocks of ``summary.json``, not
+by the run: a run writes the numbers, the report draws them (as for every other chart), so
+the run's last reply is not followed by a figure's drawing."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from pathlib import Path
+from collections.abc import Mapping
+from typing import Any
 
-from taiwa.benchmarks.intent.stability import Stability
-from taiwa.charts import svg_figure
+from taiwa.charts import svg_string
 
 
-def write_stability_svg(
-    curves: Mapping[str, Stability], path: str | Path, threshold: float = 0.02
-) -> None:
-    with svg_figure(path, 5.5, 3.6, margins=(0.13, 0.13, 0.97, 0.96)) as fig:
+def stability_svg(blocks: Mapping[str, Mapping[str, Any]]) -> str:
+    """The figure for ``blocks`` (system → its summary ``stability`` block) as SVG text."""
+    with svg_string(5.5, 3.6) as (fig, out):
         ax = fig.add_subplot()
-        for k, (system, st) in enumerate(curves.items()):
+        threshold = None
+        for k, (system, st) in enumerate(blocks.items()):
             colour = f"C{k % 10}"
-            ax.plot(st.sizes, st.prefix_gap, marker="o", color=colour, label=f"{system}: first n")
+            sizes = [p["n"] for p in st["points"]]
+            prefix = [p["prefix_gap"] for p in st["points"]]
+            random = [p["random_mean_gap"] for p in st["points"]]
+            ax.plot(sizes, prefix, marker="o", color=colour, label=f"{system}: first n")
             ax.plot(
-                st.sizes, st.random_mean, linestyle="--", color=colour, alpha=0.6,
+                sizes, random, linestyle="--", color=colour, alpha=0.6,
                 label=f"{system}: random n (mean)",
             )  # fmt: skip
-        ax.axhline(threshold, color="grey", linewidth=0.8)
+            threshold = st.get("threshold", threshold)
+        if threshold is not None:
+            ax.axhline(threshold, color="grey", linewidth=0.8)
         ax.set_xlabel("n (items)")
         ax.set_ylabel("|accuracy on n − full accuracy|")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7, loc="upper right")
-
-
-def stability_writer(curves: Mapping[str, Stability], threshold: float) -> Callable[[Path], None]:
-    return lambda path: write_stability_svg(curves, path, threshold)
+    return out.text

@@ -1,6 +1,6 @@
 """The intent section of ``taiwa report`` (seed 004): Table 1's accuracies as bars
 (context-independent, context-dependent, all) with their 95 % CIs, and the stability curve
-(Fig. 1) the run wrote (``stability.svg``)."""
+(Fig. 1) drawn from the summary's ``stability`` blocks (:mod:`.plots`)."""
 
 from __future__ import annotations
 
@@ -38,12 +38,14 @@ def section(run: RunData) -> Section:
                 "an unparseable answer is scored wrong; chance is 0.25",
             )
         )
-    svg = run.text("stability.svg")
-    if svg:
+    blocks = {s: b["stability"] for s, b in systems.items() if b.get("stability")}
+    if blocks:
+        from taiwa.benchmarks.intent.plots import stability_svg
+
         out.figures.append(
             Figure(
                 "stability over prefix size (seed 004 Fig. 1)",
-                svg,
+                stability_svg(blocks),
                 "|accuracy on the first n items − full accuracy| per model, beside the mean gap "
                 "of random subsets of n; the grey line is the threshold",
             )

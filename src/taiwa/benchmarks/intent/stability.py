@@ -31,12 +31,13 @@ class Stability:
     """The smallest size from which every prefix gap is below the threshold (``None``: none)."""
     full: float
     n: int
+    threshold: float = THRESHOLD
 
     def as_dict(self) -> dict[str, object]:
         return {
             "n": self.n,
             "full_accuracy": self.full,
-            "threshold": THRESHOLD,
+            "threshold": self.threshold,
             "stable_from": self.stable_from,
             "points": [
                 {"n": k, "prefix_gap": g, "random_mean_gap": m, "random_p95_gap": p}
@@ -87,4 +88,4 @@ def stability(
         if g >= threshold:
             break
         stable = k
-    return Stability(sizes, gaps, tuple(means), tuple(p95s), stable, full, n)
+    return Stability(sizes, gaps, tuple(means), tuple(p95s), stable, full, n, threshold)
