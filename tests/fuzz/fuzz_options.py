@@ -922,3 +922,70 @@ SPECIAL.append(
         ("/nonexistent",),
     )
 )
+
+
+# ------------------------------------------- speech, reports, annotator validation (issues 14-16)
+
+
+def a_run_dir(w: Path) -> Path:
+    """A finished prompts run (the parrot on three prompts), made once per work directory."""
+    out = w / "finished-run"
+    if not (out / "summary.json").exists():
+        from taiwa.harness.config import RunConfig
+        from taiwa.harness.runner import run
+
+        cfg = RunConfig(
+            method="prompts", models=["builtin:parrot"], data=prompts3(w), out=out, no_cache=True
+        )
+        run(cfg, show_progress=False)
+    return out
+
+
+def report(w: Path) -> list[str]:
+    return ["report", str(a_run_dir(w))]
+
+
+def leaderboard(w: Path) -> list[str]:
+    a_run_dir(w)
+    return ["leaderboard", str(w)]
+
+
+def build_audio(w: Path) -> list[str]:
+    return ["build", "audio", "--data", str(GOLD), "--out", str(w / "audio")]
+
+
+def validate_annotator(w: Path) -> list[str]:
+    return ["validate", "annotator"]
+
+
+def validate_tagger(w: Path) -> list[str]:
+    return ["validate", "tagger"]
+
+
+BAD_VALUES += [
+    ("run", run_da, "--input-mode", ("bogus", "", "AUDIO")),
+    ("report", report, "--out", (UNWRITABLE,)),
+    ("leaderboard", leaderboard, "--out", (UNWRITABLE,)),
+    ("build audio", build_audio, "--data", ("/nonexistent.jsonl", LONG_NAME)),
+    ("build audio", build_audio, "--out", (UNWRITABLE,)),
+    ("build audio", build_audio, "--field", ("bogus", "=", "")),
+    ("build audio", build_audio, "--dataset-out", (UNWRITABLE + ".jsonl",)),
+    ("build audio", build_audio, "--limit", ("0", "-1", "x")),
+    ("build audio", build_audio, "--speed", ("-1", "0", "x", "nan")),
+    ("validate annotator", validate_annotator, "--annotator", ("bogus:x", "")),
+    ("validate annotator", validate_annotator, "--data", ("/nonexistent.jsonl", LONG_NAME)),
+    ("validate annotator", validate_annotator, "--method", ("bogus",)),
+    ("validate annotator", validate_annotator, "--seed", ("x", "1.5")),
+    ("validate annotator", validate_annotator, "--json", (UNWRITABLE + ".json",)),
+    ("validate tagger", validate_tagger, "--tagger", ("bogus:x", "")),
+    ("validate tagger", validate_tagger, "--data", ("/nonexistent.jsonl", LONG_NAME)),
+    ("validate tagger", validate_tagger, "--method", ("bogus",)),
+    ("validate tagger", validate_tagger, "--seed", ("x", "1.5")),
+    ("validate tagger", validate_tagger, "--json", (UNWRITABLE + ".json",)),
+]
+SPECIAL += [
+    OptionCase("report run_dirs: no such directory", lambda w: ["report", "/nonexistent/run"],
+               ("/nonexistent/run",)),
+    OptionCase("leaderboard runs_dir: no such directory",
+               lambda w: ["leaderboard", "/nonexistent/runs"], ("/nonexistent/runs",)),
+]  # fmt: skip

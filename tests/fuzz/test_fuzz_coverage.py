@@ -15,6 +15,7 @@ from taiwa.benchmarks import method_names
 from taiwa.cli import app
 
 FLAGS = {
+    "--reference",
     "--help",
     "--quiet",
     "--lift",
