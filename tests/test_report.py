@@ -266,3 +266,12 @@ def test_inline_svg_prefixes_ids_and_drops_scripts() -> None:
     out = inline_svg(svg, "f7")
     assert out.startswith("<svg>") and "alert" not in out and "<?xml" not in out
     assert 'id="f7-c1"' in out and 'xlink:href="#f7-c1"' in out and "url(#f7-c1)" in out
+
+
+def test_caption_lines_stay_apart_in_html_and_markdown() -> None:
+    from taiwa.report.rich_html import TableData, as_text, table_html, table_markdown
+
+    caption = "failed replies are not scored\nWLCS <does not> penalise"
+    td = TableData("t", caption, [as_text("a")], [])
+    assert "not scored<br>WLCS &lt;does not&gt; penalise" in table_html(td)
+    assert "not scored\n\nWLCS" in table_markdown(td)

@@ -44,7 +44,8 @@ def headline_tables(runs: Sequence[RunData]) -> list[tuple[str, TableData]]:
         td = table_data(tables[0])
         key = (run.method, td.header_key)
         if key not in out:
-            out[key] = TableData(td.title, td.caption, [as_text("run"), *td.headers], [])
+            headers = [as_text("run"), *td.headers]
+            out[key] = TableData(td.title, td.caption, headers, [], ["left", *td.align])
         out[key].rows += [[as_text(str(run.path)), *row] for row in td.rows]
     return [(method, td) for (method, _), td in out.items()]
 

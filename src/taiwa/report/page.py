@@ -30,7 +30,7 @@ font-size:.88em}
 table{border-collapse:collapse;font-size:.88em;font-variant-numeric:tabular-nums}
 caption{text-align:left;font-weight:600;padding:.3em 0}
 th,td{border:1px solid var(--line);padding:.3em .55em;vertical-align:top;text-align:right}
-th:first-child,td:first-child{text-align:left}
+th:first-child,td:first-child,th.l,td.l{text-align:left}th.c,td.c{text-align:center}
 thead th{background:#f3f4f7}
 table.sortable th{cursor:pointer}table.sortable th:after{content:" \\2195";color:var(--muted)}
 .caption,.muted{color:var(--muted);font-size:.85em;margin:.2em 0}
@@ -141,7 +141,8 @@ def merged_headline(runs: Sequence[RunData], firsts: Sequence[TableData]) -> Tab
         [as_text(r.path.name), *row] for r, t in zip(runs, firsts, strict=True) for row in t.rows
     ]
     head = firsts[0]
-    return TableData(head.title, head.caption, [as_text("run"), *head.headers], rows)
+    headers = [as_text("run"), *head.headers]
+    return TableData(head.title, head.caption, headers, rows, ["left", *head.align])
 
 
 def method_html(name: str, runs: Sequence[RunData], counter: list[int]) -> Html:

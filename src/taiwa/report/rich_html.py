@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import html
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from taiwa.report.section import Html
@@ -64,6 +64,9 @@ class TableData:
     caption: str
     headers: list[Any]
     rows: list[list[Any]]
+    #: per column ``"left"``, ``"center"`` or ``"right"`` as the terminal table has it (text
+    #: columns left, numbers right); empty: every column but the first is right-aligned
+    align: list[str] = field(default_factory=list)
 
     @property
     def header_key(self) -> tuple[str, ...]:
@@ -84,18 +87,25 @@ def table_data(table: Any) -> TableData:
         caption=as_text(table.caption).plain,
         headers=[as_text(c.header) for c in columns],
         rows=rows,
+        align=[str(c.justify) for c in columns],
     )
+
+
+_ALIGN = {"left": ' class="l"', "center": ' class="c"'}
 
 
 def table_html(td: TableData, *, sortable: bool = False) -> Html:
     """``td`` as an HTML table (its title as the caption, its caption below it)."""
-    head = "".join(f"<th>{text_html(h)}</th>" for h in td.headers)
+    cls_of = [_ALIGN.get(a, "") for a in td.align] + [""] * len(td.headers)
+    head = "".join(f"<th{cls_of[j]}>{text_html(h)}</th>" for j, h in enumerate(td.headers))
     body = "".join(
-        "<tr>" + "".join(f"<td>{text_html(c)}</td>" for c in row) + "</tr>" for row in td.rows
+        "<tr>" + "".join(f"<td{cls_of[j]}>{text_html(c)}</td>" for j, c in enumerate(row)) + "</tr>"
+        for row in td.rows
     )
     cls = ' class="sortable"' if sortable else ""
     title = f"<caption>{html.escape(td.title)}</caption>" if td.title else ""
-    note = f'<p class="caption">{html.escape(td.caption)}</p>' if td.caption else ""
+    lines = "<br>".join(html.escape(x) for x in td.caption.splitlines())
+    note = f'<p class="caption">{lines}</p>' if td.caption else ""
     return Html(
         f'<div class="table"><table{cls}>{title}<thead><tr>{head}</tr></thead>'
         f"<tbody>{body}</tbody></table>{note}</div>"
@@ -113,7 +123,8 @@ def table_markdown(td: TableData) -> str:
     lines.append("|" + "---|" * len(td.headers))
     lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in td.rows]
     if td.caption:
-        lines += ["", cell(as_text(td.caption))]
+        for line in td.caption.splitlines():  # one paragraph per caption line
+            lines += ["", cell(as_text(line))]
     return "\n".join(lines)
 
 
