@@ -275,3 +275,24 @@ def test_caption_lines_stay_apart_in_html_and_markdown() -> None:
     td = TableData("t", caption, [as_text("a")], [])
     assert "not scored<br>WLCS &lt;does not&gt; penalise" in table_html(td)
     assert "not scored\n\nWLCS" in table_markdown(td)
+
+
+def test_joined_runs_keep_what_their_titles_say() -> None:
+    """A text-mode and an audio-mode da-response run share their columns, not their title: the
+    joined table says which row is which instead of calling both "input mode: text"."""
+    from taiwa.report.rich_html import TableData, as_text, join_tables
+
+    def table(title: str, system: str) -> TableData:
+        return TableData(title, "", [as_text("system")], [[as_text(system)]], ["left"])
+
+    t1 = "da-response (seed 000 Table 1), input mode: text"
+    t2 = "da-response (seed 000 Table 1), input mode: audio"
+    joined = join_tables(["a", "b"], [table(t1, "demo"), table(t2, "cascade")])
+    assert joined.title == "da-response (seed 000 Table 1)"
+    assert [h.plain for h in joined.headers] == ["run", "setting", "system"]
+    assert [[c.plain for c in r] for r in joined.rows] == [
+        ["a", "input mode: text", "demo"],
+        ["b", "input mode: audio", "cascade"],
+    ]
+    same = join_tables(["a", "b"], [table(t1, "demo"), table(t1, "parrot")])
+    assert same.title == t1 and [h.plain for h in same.headers] == ["run", "system"]

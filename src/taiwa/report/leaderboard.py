@@ -11,7 +11,13 @@ from pathlib import Path
 
 from taiwa.report.html import esc, join, tag
 from taiwa.report.page import CSS
-from taiwa.report.rich_html import TableData, as_text, table_data, table_html, table_markdown
+from taiwa.report.rich_html import (
+    TableData,
+    join_tables,
+    table_data,
+    table_html,
+    table_markdown,
+)
 from taiwa.report.runs import RunData, find_runs, load_run, summary_errors
 from taiwa.report.section import Html
 
@@ -35,19 +41,18 @@ def headline_tables(runs: Sequence[RunData]) -> list[tuple[str, TableData]]:
     from taiwa.benchmarks import get_method, method_names
 
     order = {n: k for k, n in enumerate(method_names())}
-    out: dict[tuple[str, tuple[str, ...]], TableData] = {}
+    groups: dict[tuple[str, tuple[str, ...]], list[tuple[str, TableData]]] = {}
     for run in sorted(runs, key=lambda r: (order.get(r.method, len(order)), str(r.path))):
         with summary_errors(run):
             tables = list(get_method(run.method).tables(run.summary))
         if not tables or not isinstance(tables[0], Table):
             continue
         td = table_data(tables[0])
-        key = (run.method, td.header_key)
-        if key not in out:
-            headers = [as_text("run"), *td.headers]
-            out[key] = TableData(td.title, td.caption, headers, [], ["left", *td.align])
-        out[key].rows += [[as_text(str(run.path)), *row] for row in td.rows]
-    return [(method, td) for (method, _), td in out.items()]
+        groups.setdefault((run.method, td.header_key), []).append((str(run.path), td))
+    return [
+        (method, join_tables([p for p, _ in tds], [td for _, td in tds]))
+        for (method, _), tds in groups.items()
+    ]
 
 
 def write_leaderboard(runs_dir: Path, out: Path | None = None) -> tuple[Path, Path]:

@@ -135,14 +135,9 @@ def merged_headline(runs: Sequence[RunData], firsts: Sequence[TableData]) -> Tab
     leading ``run`` column; ``None`` otherwise."""
     if len(firsts) < 2 or len({t.header_key for t in firsts}) != 1:
         return None
-    from taiwa.report.rich_html import as_text
+    from taiwa.report.rich_html import join_tables
 
-    rows = [
-        [as_text(r.path.name), *row] for r, t in zip(runs, firsts, strict=True) for row in t.rows
-    ]
-    head = firsts[0]
-    headers = [as_text("run"), *head.headers]
-    return TableData(head.title, head.caption, headers, rows, ["left", *head.align])
+    return join_tables([r.path.name for r in runs], firsts)
 
 
 def method_html(name: str, runs: Sequence[RunData], counter: list[int]) -> Html:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -89,6 +90,37 @@ def table_data(table: Any) -> TableData:
         rows=rows,
         align=[str(c.justify) for c in columns],
     )
+
+
+def _split_titles(titles: Sequence[str]) -> tuple[str, list[str]]:
+    """The part the titles share (up to their last common ``", "``, else ``": "``) and what is
+    left of each: ``"Table 1, input mode: text"`` and ``"Table 1, input mode: audio"`` give
+    ``"Table 1"`` and ``["input mode: text", "input mode: audio"]``."""
+    if len(set(titles)) == 1:
+        return titles[0], []
+    shortest = min(len(t) for t in titles)
+    same = next((i for i in range(shortest) if len({t[i] for t in titles}) > 1), shortest)
+    common = titles[0][:same]
+    cut = common.rfind(", ") if ", " in common else common.rfind(": ")
+    head = common[:cut] if cut > 0 else ""
+    skip = len(head) + 2 if cut > 0 else 0
+    return head, [t[skip:] for t in titles]
+
+
+def join_tables(labels: Sequence[str], tables: Sequence[TableData]) -> TableData:
+    """Tables with the same columns as one, each row led by its table's label (``run``);
+    when the titles differ (e.g. another input mode), what differs goes in a ``setting``
+    column instead of the first table's title standing for all."""
+    title, tails = _split_titles([t.title for t in tables])
+    lead = [as_text("run"), *([as_text("setting")] if tails else [])]
+    rows = [
+        [as_text(label), *([as_text(tails[k])] if tails else []), *row]
+        for k, (label, t) in enumerate(zip(labels, tables, strict=True))
+        for row in t.rows
+    ]
+    head = tables[0]
+    align = ["left"] * len(lead) + head.align
+    return TableData(title, head.caption, [*lead, *head.headers], rows, align)
 
 
 _ALIGN = {"left": ' class="l"', "center": ' class="c"'}
