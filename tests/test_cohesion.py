@@ -574,3 +574,34 @@ def test_score_dialogues_rows_are_per_dialogue() -> None:
     assert [r["id"] for r in rows] == [d.id for d in dialogues]
     assert rows[0]["system"] == "human"
     assert [len(r["utterances"]) for r in rows] == [len(d.utterances) for d in dialogues]
+
+
+def test_examples_read_the_dialogues_only_up_to_the_last_one_wanted() -> None:
+    """The report's example utterances get their texts from one pass that stops once every
+    wanted dialogue was seen (the examples come from the first rows)."""
+    from taiwa.benchmarks.cohesion import _Examples
+    from taiwa.schema import Dialogue, Utterance
+
+    def dialogue(i: int) -> Dialogue:
+        turns = [("u", "human", "ラーメンが好き"), ("a", "agent", "ラーメンいいですね")]
+        return Dialogue(
+            id=f"d{i}",
+            utterances=[Utterance(speaker=s, role=r, text=t) for s, r, t in turns],  # type: ignore[arg-type]
+        )
+
+    ex = _Examples()
+    row = {"id": "d1", "system": "x", "utterances": [
+        {"index": 1, "role": "agent", "cohesive": True,
+         "pairs": [{"words": ["ラーメン", "ラーメン"], "between": [0, 1]}]},
+    ]}  # fmt: skip
+    list(ex.watch([row]))
+    read: list[int] = []
+
+    def dialogues() -> Any:
+        for i in range(100):
+            read.append(i)
+            yield dialogue(i)
+
+    [picked] = ex.with_texts(dialogues())
+    assert [c["text"] for c in picked["context"]] == ["ラーメンが好き", "ラーメンいいですね"]
+    assert read == [0, 1]

@@ -13,12 +13,10 @@
 from __future__ import annotations
 
 import asyncio
-import gc
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -27,6 +25,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from taiwa.benchmarks import get_method
 from taiwa.errors import TaiwaError
+from taiwa.harness.collector import collector_paused
 from taiwa.harness.config import RunConfig
 from taiwa.harness.method import (
     HUMAN,
@@ -590,7 +589,7 @@ def execute(
         results = Results([s for s in plan.systems if s], store)
         waits: list[Callable[[], Any]] = []
         try:
-            with _collector_paused():
+            with collector_paused():
 
                 async def main() -> None:
                     await _check_models(plan, pool)
@@ -645,23 +644,6 @@ def _open_cache(cache_dir: Path) -> ResponseCache:
     from taiwa.models.cache import ResponseCache
 
     return ResponseCache(cache_dir / "responses.sqlite")
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """What exists when the run starts (modules, the first chunk) is kept out of the cyclic
-    collector's passes until the run is written, and young collections run ten times less
-    often: a full pass over a process with matplotlib, numpy and pydantic loaded costs about
-    60 ms, a young one under 1 ms, and each delays the requests in flight. Garbage freed by
-    reference counting (nearly all of a run's) is unaffected."""
-    old = gc.get_threshold()
-    gc.freeze()
-    gc.set_threshold(max(old[0], 10 * 700), *old[1:])
-    try:
-        yield
-    finally:
-        gc.set_threshold(*old)
-        gc.unfreeze()
 
 
 def _in_background(work: Callable[[], T], name: str) -> Callable[[], T | None]:

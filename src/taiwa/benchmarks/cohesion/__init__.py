@@ -206,8 +206,9 @@ class _Examples:
 
     def with_texts(self, dialogues: Iterable[Dialogue]) -> list[dict[str, Any]]:
         """The picked utterances, each with ``context``: the utterance and those its pairs link
-        it to (index, role, speaker, text), read in one pass over the dialogues, so that the
-        report can show the words that fired."""
+        it to (index, role, speaker, text), read in one pass over the dialogues (up to the last
+        one wanted: the examples come from the first rows), so that the report can show the
+        words that fired."""
         picked = self.picked()
         wanted: dict[str, set[int]] = {}
         for r in picked:
@@ -215,12 +216,16 @@ class _Examples:
                 [r["index"], *(i for p in r["pairs"] for i in p["between"])]
             )
         found: dict[tuple[str, int], dict[str, Any]] = {}
-        for d in dialogues:
+        left = set(wanted)
+        for d in dialogues if left else ():
             for i in sorted(wanted.get(d.id, ())):
                 if 0 <= i < len(d.utterances):
                     u = d.utterances[i]
                     found[d.id, i] = {"index": i, "role": u.role, "speaker": u.speaker,
                                       "text": u.text}  # fmt: skip
+            left.discard(d.id)
+            if not left:  # ids are unique: the rest of the file has nothing wanted
+                break
         for r in picked:
             idx = sorted({r["index"], *(i for p in r["pairs"] for i in p["between"])})
             r["context"] = [
