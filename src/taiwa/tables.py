@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from rich import box
 from rich.markup import escape
 from rich.table import Table
 
@@ -132,14 +133,19 @@ def calls_table(calls: list[dict[str, Any]]) -> Table:
     t = Table(
         title="model calls per role",
         title_justify="left",
+        box=box.SIMPLE_HEAD,  # no vertical rules: ten columns fit an 80-column terminal
+        show_edge=False,
+        pad_edge=False,
+        collapse_padding=True,
         caption="sent: requests not answered by the cache; fixed: outputs repaired by re-asking; "
         "bad: still invalid after the last attempt; repairs: every repair by kind",
     )
-    t.add_column("role", no_wrap=True)
-    t.add_column("model", no_wrap=True, max_width=28, overflow="ellipsis")
+    # On a narrow terminal the model and repairs columns wrap; counts and headers keep whole.
+    t.add_column("role", no_wrap=True, min_width=4)
+    t.add_column("model", max_width=28, overflow="fold")
     for name in ("req", "sent", "cache", "fail", "fixed", "bad", "s"):
-        t.add_column(name, justify="right", no_wrap=True)
-    t.add_column("repairs")
+        t.add_column(name, justify="right", no_wrap=True, min_width=len(name))
+    t.add_column("repairs", overflow="fold")
     for c in calls:
         t.add_row(
             c["role"],
