@@ -298,3 +298,33 @@ def test_shipped_assistant7_weights_minimise_their_training_problem() -> None:
     assert np.abs(off).max() > np.abs(grad).max() * 5
     refit = json.loads(json.dumps(ImportanceModel.fit(replies).to_json()))
     assert refit == shipped.classifier.meta["importance"]
+
+
+def test_confusion_table_numbers_its_columns_and_fits_80_columns() -> None:
+    """Eleven Japanese act names as column heads would not fit a terminal: the columns are
+    numbered, each row says its number and name, ∅ keeps its sign, empty gold rows go."""
+    import io
+
+    from rich.console import Console
+
+    from taiwa.tables import confusion_table
+
+    acts = ["あいさつ", "うなずき・おうむ返し", "身の回りに関する事実", "その他", "∅"]
+    conf = {g: {p: (3 if g == p else 1) for p in acts} for g in acts[:3]}
+    conf["その他"] = dict.fromkeys(acts, 0)
+    conf["∅"] = {p: int(p == "その他") for p in acts}
+    out = io.StringIO()
+    Console(file=out, width=80).print(confusion_table(conf))
+    lines = out.getvalue().splitlines()
+    assert all(len(line.rstrip()) <= 80 for line in lines)
+    assert "∅ = none" in out.getvalue()
+    head = next(line for line in lines if line.startswith("gold"))
+    assert head.split()[-5:] == ["1", "2", "3", "4", "∅"]
+    rows = {line.split()[1] if line[0].isdigit() else line.split()[0]: line.split()[-5:]
+            for line in lines if line[:1].isdigit() or line.startswith("∅")}  # fmt: skip
+    assert rows == {
+        "あいさつ": ["3", "1", "1", "1", "1"],
+        "うなずき・おうむ返し": ["1", "3", "1", "1", "1"],
+        "身の回りに関する事実": ["1", "1", "3", "1", "1"],
+        "∅": ["0", "0", "0", "1", "0"],
+    }  # その他 never occurs as gold: no row

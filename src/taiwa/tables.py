@@ -174,3 +174,28 @@ def print_result(console: Console, res: RunResult) -> None:
         parts = ", ".join(f"{k} {v}" for k, v in failed.items())
         console.print(f"[red]failed samples:[/red] {parts} (reasons in the stage files)")
     console.print(f"{s['status']} in {s['seconds']['total']:.1f} s → {res.run_dir}/")
+
+
+def confusion_table(confusion: Mapping[str, Mapping[str, int]], title: str = "confusion") -> Table:
+    """A confusion matrix (``confusion[gold][predicted]``) that fits a terminal: rows named
+    ``k label``, columns by number only (``∅``, no act, keeps its sign); rows that never occur
+    as gold are left out."""
+    labels = list(confusion)
+    code = {lab: lab if lab == "∅" else str(k) for k, lab in enumerate(labels, start=1)}
+    t = Table(
+        title=f"{title} (rows: gold; columns: predicted, by row number"
+        + ("; ∅ = none)" if "∅" in code else ")"),
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        show_edge=False,
+        pad_edge=False,
+        collapse_padding=True,
+    )
+    t.add_column("gold \\ pred", no_wrap=True)
+    for lab in labels:
+        t.add_column(code[lab], justify="right", no_wrap=True)
+    for gold, row in confusion.items():
+        if any(row.values()):
+            name = gold if gold == "∅" else f"{code.get(gold, '?')} {gold}"
+            t.add_row(clip(name, 30), *(str(row.get(q, 0)) for q in labels))
+    return t

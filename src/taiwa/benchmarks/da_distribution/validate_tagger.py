@@ -62,7 +62,7 @@ def report_tables(report: Mapping[str, Any]) -> list[Any]:
     """Per-act table of the tagger, confusion, and macro-F1 / accuracy beside the baseline."""
     from rich.table import Table
 
-    from taiwa.tables import ci_cell
+    from taiwa.tables import ci_cell, confusion_table
 
     name = report["tagger"]
     main = report["labels"][name]
@@ -73,14 +73,7 @@ def report_tables(report: Mapping[str, Any]) -> list[Any]:
         per.add_row(
             act, f"{r['precision']:.3f}", f"{r['recall']:.3f}", f"{r['f1']:.3f}", str(r["support"])
         )
-    labels = [a for a in main["confusion"] if any(main["confusion"][a].values())]
-    cols = list(main["confusion"])
-    conf = Table(title="confusion (rows: gold, columns: predicted)", title_justify="left")
-    conf.add_column("gold \\ pred")
-    for lab in cols:
-        conf.add_column(lab[:4], justify="right")
-    for g in labels:
-        conf.add_row(g, *(str(main["confusion"][g][q]) for q in cols))
+    conf = confusion_table(main["confusion"])
     side = Table(title="beside the trivial baseline", title_justify="left")
     for col in ("tagger", "macro-F1", "accuracy", "failed"):
         side.add_column(col, justify="left" if col == "tagger" else "right")

@@ -119,7 +119,7 @@ def report_tables(report: dict[str, Any]) -> list[Table]:
     """The per-act table of the annotator, then every figure beside the baselines."""
     from rich.table import Table
 
-    from taiwa.tables import ci_cell
+    from taiwa.tables import ci_cell, confusion_table
 
     name = report["annotator"]
     main = report["sequence"][name]
@@ -140,13 +140,7 @@ def report_tables(report: dict[str, Any]) -> list[Table]:
             str(r["support"]),
             *(f"{report['sequence'][k]['per_act'][act]['f1']:.3f}" for k in others),
         )
-    conf = Table(title="confusion (rows: gold, columns: predicted; ∅ = none)", title_justify="left")
-    labels = list(main["confusion"])
-    conf.add_column("gold \\ pred")
-    for lab in labels:
-        conf.add_column(lab[:8], justify="right")
-    for g in labels:
-        conf.add_row(g, *(str(main["confusion"][g][q]) for q in labels))
+    conf = confusion_table(main["confusion"])
     side = Table(title="beside the trivial baselines", title_justify="left", show_lines=True)
     for col in ("annotator", "macro-F1", "WED vs gold ↓", "deletion", "insertion", "exact seq ↑"):
         side.add_column(col, justify="left" if col == "annotator" else "right")
