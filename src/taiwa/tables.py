@@ -128,15 +128,24 @@ def note_line(note: str) -> str:
     return f"[yellow]note:[/yellow] {escape(note)}"
 
 
-def calls_table(calls: list[dict[str, Any]]) -> Table:
-    """Model calls per role of a run summary: requests, cache hits, failures, repairs."""
-    t = Table(
-        title="model calls per role",
+def compact_table(title: str, caption: str | None = None) -> Table:
+    """A table with no vertical rules and no edge: a wide table (ten columns and more) still
+    fits an 80-column terminal."""
+    return Table(
+        title=title,
         title_justify="left",
-        box=box.SIMPLE_HEAD,  # no vertical rules: ten columns fit an 80-column terminal
+        caption=caption,
+        box=box.SIMPLE_HEAD,
         show_edge=False,
         pad_edge=False,
         collapse_padding=True,
+    )
+
+
+def calls_table(calls: list[dict[str, Any]]) -> Table:
+    """Model calls per role of a run summary: requests, cache hits, failures, repairs."""
+    t = compact_table(
+        "model calls per role",
         caption="sent: requests not answered by the cache; fixed: outputs repaired by re-asking; "
         "bad: still invalid after the last attempt; repairs: every repair by kind",
     )
@@ -182,14 +191,9 @@ def confusion_table(confusion: Mapping[str, Mapping[str, int]], title: str = "co
     as gold are left out."""
     labels = list(confusion)
     code = {lab: lab if lab == "∅" else str(k) for k, lab in enumerate(labels, start=1)}
-    t = Table(
-        title=f"{title} (rows: gold; columns: predicted, by row number"
-        + ("; ∅ = none)" if "∅" in code else ")"),
-        title_justify="left",
-        box=box.SIMPLE_HEAD,
-        show_edge=False,
-        pad_edge=False,
-        collapse_padding=True,
+    t = compact_table(
+        f"{title} (rows: gold; columns: predicted, by row number"
+        + ("; ∅ = none)" if "∅" in code else ")")
     )
     t.add_column("gold \\ pred", no_wrap=True)
     for lab in labels:
