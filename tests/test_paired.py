@@ -12,9 +12,10 @@ from rich.console import Console
 
 from taiwa.comparison_table import comparisons_markdown, comparisons_table
 from taiwa.comparisons import ComparedMetric, build_comparisons, collect, pairs_of
-from taiwa.metrics.da_distribution import dae
+from taiwa.metrics.da_distribution import dae, dami
 from taiwa.metrics.paired import (
     ActEntropy,
+    ActMutualInformation,
     align,
     difference_tests,
     holm,
@@ -105,6 +106,24 @@ def test_statistic_without_a_vectorised_form_gives_the_same_numbers() -> None:
     assert (fast.difference.low, fast.difference.high, fast.p) == pytest.approx(
         (slow.difference.low, slow.difference.high, slow.p)
     )
+    # DAMI over (previous act, act) pairs: B answers a question with an answer more often
+    prev = ACTS[np.random.default_rng(3).integers(0, 4, size=60)].tolist()
+    pairs_a, pairs_b = list(zip(prev, a, strict=True)), list(zip(prev, b, strict=True))
+    fast = paired_statistic_difference(pairs_a, pairs_b, ActMutualInformation(), n_resamples=200)
+    slow = paired_statistic_difference(pairs_a, pairs_b, dami, n_resamples=200)
+    assert fast.difference.value == pytest.approx(dami(pairs_a) - dami(pairs_b))
+    assert (fast.difference.low, fast.difference.high) == pytest.approx(
+        (slow.difference.low, slow.difference.high)
+    )
+
+
+def test_declaring_comparisons_imports_no_numpy() -> None:
+    import subprocess
+    import sys
+
+    code = "import sys, taiwa.comparisons; print('numpy' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
 
 
 # ---------------------------------------------------------------- coverage, error, power

@@ -161,10 +161,10 @@ def build_comparisons(
                 )
                 ids, d = tuple(shared), np.asarray(ya, dtype=float) - np.asarray(yb, dtype=float)
             groups.setdefault(ids, []).append(((i, j), d, counts))
-    for members in groups.values():
-        d = np.column_stack([x[1] for x in members]) if members[0][2].shared else None
+    for ids, members in groups.items():
+        d = np.column_stack([x[1] for x in members]) if ids else np.empty((0, len(members)))
         tests = paired.difference_tests(
-            d if d is not None else np.empty((0, len(members))),
+            d,
             [x[2] for x in members],
             seed=seed,
             n_resamples=b_res,
@@ -206,6 +206,7 @@ def build_comparisons(
         "family": sum(1 for p in adjusted if p == p),
         "confidence": 0.95,
         "n_resamples": b_res,
+        "n_permutations": b_perm,
         "seed": seed,
         "rows": rows,
     }

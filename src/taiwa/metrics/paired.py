@@ -12,7 +12,8 @@ the items vary more than the systems do.
   :func:`taiwa.metrics.stats.bootstrap_ci` draws for the differences (same ``n``, same
   ``seed``, so the CI equals ``bootstrap_ci(a − b, seed=seed)``); a two-sided p-value from a
   paired sign-flip permutation test; and the minimum detectable difference.
-- Any other statistic (DAE, DAMI over pairs of acts, correlations):
+- Any other statistic (DAE, DAMI over pairs of acts, correlations; :class:`ActEntropy` and
+  :class:`ActMutualInformation` are vectorised):
   :func:`paired_statistic_difference` resamples item indices jointly for both systems and
   recomputes the statistic on each side.
 - :func:`holm` corrects a family of p-values (Holm's step-down, family-wise error ≤ α).
@@ -28,7 +29,12 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from taiwa.metrics.da_distribution import act_codes, batch_counts, entropy_rows
+from taiwa.metrics.da_distribution import (
+    act_codes,
+    batch_counts,
+    entropy_rows,
+    mutual_information_rows,
+)
 from taiwa.metrics.stats import N_RESAMPLES, Estimate, percentile_estimate
 
 N_PERMUTATIONS = 5_000
@@ -272,7 +278,8 @@ class ResampledStatistic(Protocol):
 
 
 class ActEntropy:
-    """DAE (seed 002 §3.2): the entropy in bits of a system's dialogue acts, one act per item."""
+    """DAE (seed 002 App. C eq. (1)): the entropy in bits of a system's dialogue acts, one
+    act per item."""
 
     def __call__(self, records: Sequence[Any]) -> float:
         return float(self.resampled(self.prepare(records), np.arange(len(records))[None])[0])
@@ -284,6 +291,24 @@ class ActEntropy:
     def resampled(self, prepared: tuple[np.ndarray, int], idx: np.ndarray) -> np.ndarray:
         codes, k = prepared
         return entropy_rows(batch_counts(codes, idx, k))
+
+
+class ActMutualInformation:
+    """DAMI (seed 002 App. C eqs. (2)–(3)): the mutual information in bits between the act
+    of the utterance a reply answers and the reply's act; one ``(previous act, act)`` pair
+    per item."""
+
+    def __call__(self, records: Sequence[Any]) -> float:
+        return float(self.resampled(self.prepare(records), np.arange(len(records))[None])[0])
+
+    def prepare(self, records: Sequence[Any]) -> tuple[np.ndarray, int]:
+        (prev, act), vocab = act_codes([[p for p, _ in records], [a for _, a in records]])
+        k = max(1, len(vocab))
+        return prev * k + act, k
+
+    def resampled(self, prepared: tuple[np.ndarray, int], idx: np.ndarray) -> np.ndarray:
+        codes, k = prepared
+        return mutual_information_rows(batch_counts(codes, idx, k * k).reshape(-1, k, k))
 
 
 RESAMPLED_NOTE = (
