@@ -35,14 +35,14 @@ def comparison_cells(row: Mapping[str, Any], digits: int = 3) -> dict[str, str]:
     """One comparison as plain strings, keyed by :data:`HEADERS` (no markup: the caller
     escapes for its medium). ``out`` is ``only_a/only_b``; ``*`` marks a significant p."""
     d = row["difference"]
-    ci = f"[{_num(d['ci_low'], digits - 1, True)}, {_num(d['ci_high'], digits - 1, True)}]"
+    ci = f"[{_num(d['ci_low'], digits, True)}, {_num(d['ci_high'], digits, True)}]"
     diff = "–" if d["value"] != d["value"] else f"{_num(d['value'], digits, True)} {ci}"
     return {
         "pair": f"{row['a']} − {row['b']}",
         "metric": f"{row['label']} {ARROW[row['direction']]}",
         "a − b [95% CI]": diff,
         "p Holm": _p(row["p_holm"]) + ("*" if row["significant"] else ""),
-        "MDD": _num(row["mdd"], digits - 1),
+        "MDD": _num(row["mdd"], digits),
         "n": str(row["shared"]),
         "out": f"{row['only_a']}/{row['only_b']}" if row["only_a"] or row["only_b"] else "0",
     }
