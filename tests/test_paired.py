@@ -236,7 +236,7 @@ def test_block_baseline_direction_and_left_out_items() -> None:
     assert max(len(line) for line in text.splitlines()) <= 80
     assert "parrot − human" in text and "0/2" in text and "WED ↓" in text
     md = comparisons_markdown(block)
-    assert md.count("\n| ") == 2 and "*" in md.splitlines()[2]
+    assert md.count("\n| ") == 2 and "| parrot − **human** |" in md.splitlines()[2]
 
 
 def test_long_names_still_fit_80_columns() -> None:

@@ -91,6 +91,10 @@ def comparisons_markdown(block: Mapping[str, Any]) -> str:
 
     lines = ["| " + " | ".join(HEADERS) + " |", "|" + "---|" * len(HEADERS)]
     for row in block["rows"]:
-        cells = comparison_cells(row)
-        lines.append("| " + " | ".join(esc(cells[h]) for h in HEADERS) + " |")
+        cells = {h: esc(c) for h, c in comparison_cells(row).items()}
+        a, b = esc(str(row["a"])), esc(str(row["b"]))
+        if row["better"] is not None:
+            a, b = (f"**{a}**", b) if row["better"] == row["a"] else (a, f"**{b}**")
+            cells["pair"] = f"{a} − {b}"
+        lines.append("| " + " | ".join(cells[h] for h in HEADERS) + " |")
     return "\n".join(lines) + "\n\n" + esc(caption(block)) + "\n"
