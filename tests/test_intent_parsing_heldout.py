@@ -67,7 +67,9 @@ AMBIGUOUS = ["{n}か{w}", "{n} or {w}", "{n}と{w}が当てはまる", "{n}、{w
 CIRCLED = "①②③④⑤⑥⑦⑧⑨"
 
 
-def phrasings(seed: int = 7, per_item: int = 12) -> tuple[list[tuple[str, list[str], int]], list[tuple[str, list[str]]]]:
+def phrasings(
+    seed: int = 7, per_item: int = 12
+) -> tuple[list[tuple[str, list[str], int]], list[tuple[str, list[str]]]]:
     """(answer, options, the index it names) for correct-answer phrasings, and ambiguous ones."""
     rng = random.Random(seed)
     named, ambiguous = [], []
@@ -111,8 +113,11 @@ def test_held_out_phrasings_parse_right_and_never_to_a_wrong_option() -> None:
 
 if __name__ == "__main__":
     share, wrong, taken, n = rates()
-    print(f"{n} phrasings: {share:.1%} parsed right, {wrong} to a wrong option; {taken} ambiguous taken")  # noqa: T201
+    print(
+        f"{n} phrasings: {share:.1%} parsed right, {wrong} to a wrong option; "
+        f"{taken} ambiguous taken"
+    )
     named, _ = phrasings()
     for t, o, k in named:
         if parse_answer(t, o) != k:
-            print(repr(t), k, parse_answer(t, o))  # noqa: T201
+            print(repr(t), k, parse_answer(t, o))

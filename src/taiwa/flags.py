@@ -118,7 +118,23 @@ def plug_in_bias(value: float, bias: float, n: int, on: str, floor: int) -> Flag
     return Flag("plug-in-bias", on, f"{'; '.join(why)}: a plug-in estimate at this n is biased")
 
 
-def identical_replies(texts: Iterable[str], on: str = "replies") -> tuple[dict[str, Any], Flag | None]:
+def plug_in_flags(row: Mapping[str, Any], floors: Mapping[str, int]) -> list[Flag]:
+    """:func:`plug_in_bias` for each estimate ``row[key]`` (``{value, n, bias}``) of
+    ``floors`` (key → its floor of n); estimates without a bias are skipped."""
+    out = []
+    for key, floor in floors.items():
+        d = row.get(key)
+        if not isinstance(d, Mapping) or d.get("value") is None or d.get("bias") is None:
+            continue
+        f = plug_in_bias(float(d["value"]), float(d["bias"]), int(d["n"]), key, floor)
+        if f is not None:
+            out.append(f)
+    return out
+
+
+def identical_replies(
+    texts: Iterable[str], on: str = "replies"
+) -> tuple[dict[str, Any], Flag | None]:
     """The share of replies equal to the most frequent one (``{"share", "n", "top"}``) and a
     flag when it is :data:`IDENTICAL_SHARE` or more of :data:`MIN_N` replies or more."""
     counts = Counter(texts)

@@ -26,7 +26,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 _IGNORED = re.compile(r"[\s\W_]+", re.UNICODE)
-_FRAME = r"(?:選択肢|答え|回答|正解|解答|answer|choice|option|番号)?(?:は|:|is)?(?:no\.?|番号|number)?"
+_FRAME = (
+    r"(?:選択肢|答え|回答|正解|解答|answer|choice|option|番号)?(?:は|:|is)?(?:no\.?|番号|number)?"
+)
 _BARE = re.compile(
     rf"^{_FRAME}\(?([0-9]{{1,2}}|[a-z])\)?(?:番目?)?(?:です|だ|である|でしょう|になります)?$"
 )
@@ -47,7 +49,9 @@ _MENTION = re.compile(
     rf"|{_LABEL}\s*(?:は|is|:|=)?\s*[(「『\[]?\s*(?P<let>[a-z])(?=\s*$|[)）\]:、,.」』]|です|だ|が|を)"
     r"|\((?P<let2>[a-z])\)"
 )
-_COORDINATOR = re.compile(r"^\s*(?:や|と|か|、|,|/|・|or|and|また(?:は)?|もしくは|および)?\s*(?:選択肢)?\s*$")
+_COORDINATOR = re.compile(
+    r"^\s*(?:や|と|か|、|,|/|・|or|and|また(?:は)?|もしくは|および)?\s*(?:選択肢)?\s*$"
+)
 _PIVOT = re.compile(r"ですが|だが|けど|けれど|が、|が,|but|however|ほか|他の|それ以外|残り|others?")
 _NEGATIVE = re.compile(
     r"合わない|合いません|合わず|(?:あ|当)てはまらな|(?:あ|当)てはまりません|ではな|ではありません"
@@ -135,7 +139,9 @@ def _rejected(sentence: str, mentions: Sequence[_Mention]) -> list[bool]:
 def _chosen(sentence: str, n: int) -> set[int | None]:
     """The options a sentence names and does not reject (``None``: one outside the options)."""
     mentions = _mentions(sentence, n)
-    return {m.option for m, no in zip(mentions, _rejected(sentence, mentions), strict=True) if not no}
+    return {
+        m.option for m, no in zip(mentions, _rejected(sentence, mentions), strict=True) if not no
+    }
 
 
 def parse_answer(text: str, options: Sequence[str]) -> int | None:

@@ -95,7 +95,9 @@ def answers_table(summary: Mapping[str, Any]) -> Table | None:
         cells = [str(a) for a in d["answers"]]
         top = d.get("top")
         if top is not None:
-            cells[top["option"] - 1] = mark(cells[top["option"] - 1], summary["systems"][system], "accuracy")
+            cells[top["option"] - 1] = mark(
+                cells[top["option"] - 1], summary["systems"][system], "accuracy"
+            )
         t.add_row(clip(system), *cells, str(d["unparsed"]))
     return t
 
