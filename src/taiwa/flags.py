@@ -203,9 +203,11 @@ def answer_distribution(
     p0 = gold[top] / len(golds)
     p = float(stats.binom.sf(answers[top] - 1, parsed, p0)) if p0 < 1 else 1.0
     out["top"] = {"option": top + 1, "count": answers[top], "gold_share": p0, "p": p}
-    if parsed >= MCQ_TEST_FLOOR:
-        expected = [(g + 0.5) / (len(golds) + 0.5 * k) * parsed for g in gold]
-        chi2 = stats.chisquare(answers, expected)
+    used = [i for i in range(k) if gold[i]]
+    within = sum(answers[i] for i in used)
+    if within >= MCQ_TEST_FLOOR and len(used) > 1:
+        expected = [gold[i] / len(golds) * within for i in used]
+        chi2 = stats.chisquare([answers[i] for i in used], expected)
         out["chi2"] = {
             "statistic": float(chi2.statistic),
             "p": float(chi2.pvalue),
@@ -221,10 +223,12 @@ def answer_distribution_flags(dist: Mapping[str, Any], on: str) -> list[Flag]:
     - ``one-option``: every parsed answer names one option while gold does not, or the most
       chosen option takes more than half of the parsed answers and more than gold gives it
       beyond chance (exact binomial test, one-sided, p < :data:`ALPHA`);
-    - ``skewed-answers``: the answers differ from gold's shares beyond chance (chi-square
-      goodness of fit, p < :data:`ALPHA`) and are more concentrated than gold (Herfindahl
-      index): a system that leans on some options. A uniform guesser is less concentrated than
-      gold and is not flagged; a system answering like gold never is.
+    - ``skewed-answers``: over the options gold uses, the answers differ from gold's shares
+      beyond chance (chi-square goodness of fit, p < :data:`ALPHA`), and they are more
+      concentrated than gold (Herfindahl index): a system that leans on some options. A
+      uniform guesser is about as concentrated as gold or less (answers on an option gold
+      never uses, e.g. 「該当なし」, are no lean) and is rarely flagged; a system answering
+      like gold never is.
     """
     out: list[Flag] = []
     top, parsed = dist["top"], sum(dist["answers"])
