@@ -100,12 +100,16 @@ def test_a_judged_run_counts_extraction_and_ranks_the_systems(tmp_path: Path) ->
     # pairwise: good beats everyone in both orders; plain vs human is a tie (no marker)
     wins = s["across"]["win_rates"]["wins"]
     assert wins["openai:good"]["openai:plain"]["value"] == 1.0
-    assert wins["openai:plain"]["openai:wrong"]["value"] == 1.0  # no answer loses
+    # no answer loses by forfeit: counted apart, never as a judged win (issue 24)
+    assert wins["openai:plain"]["openai:wrong"]["n"] == 0
+    assert s["across"]["win_rates"]["forfeits"]["openai:plain"]["openai:wrong"] == 6
+    assert systems["openai:wrong"]["pairwise_detail"]["forfeit_losses"] == 6 * 3
+    assert systems["openai:wrong"]["flags"][0]["code"] == "no-pair-judged"
     ties = s["across"]["win_rates"]["ties"]
     assert ties["openai:plain"]["human"]["value"] == 1.0
     for r in SYSTEMS:
         for c in SYSTEMS:
-            if r != c:
+            if r != c and wins[r][c]["n"]:
                 total = wins[r][c]["value"] + wins[c][r]["value"] + ties[r][c]["value"]
                 assert total == pytest.approx(1.0)
     q = s["across"]["judge_quality"]
@@ -238,3 +242,47 @@ def test_an_empty_human_ranks_option_is_an_error(tmp_path: Path, value: str) -> 
     )
     with pytest.raises(TaiwaError, match="'human_ranks' of chitchat: a rankings file"):
         prepare(cfg)
+
+
+def _five(body: dict[str, Any]) -> str:
+    """A judge that rates every reply 5 and calls every pair a tie."""
+    return "判定：[[C]]" if "システムAの応答" in _user(body) else "評価：[[5]]"
+
+
+def test_a_forfeit_is_no_win_and_a_constant_rating_is_flagged(tmp_path: Path) -> None:
+    """Issue 24: with `-m human -m builtin:parrot` the parrot never passes extraction, so no
+    pair is judged: the win rate says so (not 1.00), the matrix's footnote does not claim both
+    orders were judged, the flip rate is flagged as "no pair judged"; a judge that gave one
+    rating to every reply is flagged; human's own row carries no flag."""
+    from rich.console import Console
+
+    from taiwa.tables import print_result
+
+    cfg = RunConfig(
+        method="chitchat",
+        models=["human", "builtin:parrot"],
+        roles={"judge": "openai:five"},
+        options={"per_task": 2},
+        out=tmp_path / "run",
+        cache_dir=tmp_path / "cache",
+    )
+    with serve(StubState(script=_five)) as url:
+        res = run(cfg.model_copy(update={"base_url": url}), show_progress=False)
+    s = res.summary
+    human, parrot = s["systems"]["human"], s["systems"]["builtin:parrot"]
+    assert parrot["extracted"]["ok"] == 0
+    assert human["pairwise"]["n"] == 0 and human["pairwise_detail"]["forfeit_wins"] == 6
+    assert human["pairwise"]["value"] != human["pairwise"]["value"]  # NaN, not 1.0
+    codes = {f["code"] for f in s["across"]["flags"]}
+    assert codes == {"no-pair-judged", "constant-rating"}
+    assert [f["code"] for f in human["flags"]] == ["no-pair-judged"]  # the rate, not the system
+    console = Console(record=True, width=200)
+    print_result(console, res)
+    out = console.export_text()
+    from taiwa.benchmarks.chitchat.tables import pairwise_cell
+
+    assert pairwise_cell(human) == "no pair judged ⚑\nforfeits +6 −0"
+    assert "both orders" not in out
+    assert "forfeits +6 −0" in out and "no pair judged: the judge decided no pair" in out
+    assert "judge order-flip rate no pair judged (n=0 pairs)" in out
+    assert "the judge gave rating 5 to 6 of 6 replies" in out

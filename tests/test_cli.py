@@ -146,3 +146,33 @@ def test_demo_prints_tables(tmp_path: Path) -> None:
     page = report.read_text(encoding="utf-8")
     for method in ("da-response", "chitchat", "da-distribution", "cohesion", "intent"):
         assert f'data-method="{method}"' in page
+
+
+@pytest.mark.parametrize("metric", ["wed", "wlcs"])
+@pytest.mark.parametrize("bad", [1, 2])
+def test_renormalised_sequences_are_counted_once(tmp_path: Path, metric: str, bad: int) -> None:
+    """Issue 24: one sequence whose importances do not sum to 1 printed "2 sequence(s)" (WED
+    and WLCS each warned); each sequence now counts once."""
+    rows = [json.loads(line) for line in PRED.read_text(encoding="utf-8").splitlines()]
+    for row in rows[:bad]:
+        for step in row["steps"]:
+            step["importance"] *= 0.5
+    pred = tmp_path / "pred.jsonl"
+    pred.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
+    r = taiwa("score", metric, "--pred", str(pred), "--gold", str(GOLD))
+    assert r.returncode == 0, r.stderr
+    assert f"note: {bad} sequence(s) had importances not summing to 1" in r.stderr
+
+
+def test_score_dami_notes_a_biased_estimate_at_small_n(tmp_path: Path) -> None:
+    """Issue 24: DAMI 1.922 at n=5 gave no note (its jackknife bias was negative); a plug-in
+    estimate under its floor of n, or with a noticeable bias of either sign, is noted."""
+    rows = [json.loads(line) for line in TAGS.read_text(encoding="utf-8").splitlines()]
+    small = [r for r in rows if r["system"] == "human"][:5]
+    path = tmp_path / "small.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in small), "utf-8")
+    r = taiwa("score", "dami", str(path))
+    assert r.returncode == 0, r.stderr
+    assert "human dami: n=5 < 50" in " ".join(r.stderr.split())
+    full = taiwa("score", "dami", str(TAGS))
+    assert "human dami:" not in " ".join(full.stderr.split())

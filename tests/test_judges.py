@@ -436,9 +436,16 @@ def test_a_system_without_an_answer_loses_its_pairs_without_asking(tmp_path: Pat
     assert by_pair["openai:alpha", "openai:mute"]["winner"] == "openai:alpha"
     assert by_pair["openai:alpha", "openai:mute"]["basis"] == "missing"
     assert by_pair["openai:mute", f"replay:{replay}"]["outcome"] == "tie"
-    wins = res.summary["across"]["matrix"]["wins"]
-    assert wins["openai:beta"]["openai:mute"]["value"] == 1.0
-    assert wins["openai:mute"]["openai:alpha"]["value"] == 0.0
+    # a pair decided by a forfeit is counted apart, never as a judged win (issue 24)
+    matrix = res.summary["across"]["matrix"]
+    wins = matrix["wins"]
+    assert wins["openai:beta"]["openai:mute"]["n"] == 0
+    assert matrix["forfeits"]["openai:beta"]["openai:mute"] == 3
+    assert matrix["forfeits"]["openai:mute"]["openai:alpha"] == 0
+    assert wins["openai:beta"]["openai:alpha"]["n"] == 3
+    overall = res.summary["across"]["overall"]
+    assert overall["openai:beta"]["forfeit_wins"] == 6 and overall["openai:beta"]["wins"] <= 3
+    assert overall["openai:mute"]["win_rate"]["n"] == 0
     ex = excluded.summary["across"]["matrix"]["wins"]
     assert (
         ex["openai:beta"]["openai:mute"]["n"] == 0 and ex["openai:beta"]["openai:alpha"]["n"] == 3

@@ -12,9 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from taiwa.flags import plug_in_flags
 from taiwa.io import InputError, index_by_id, read_records
 from taiwa.metrics import rouge_ja, wed, wlcs
-from taiwa.metrics.da_bootstrap import act_distribution, distinct_estimate
+from taiwa.metrics.da_bootstrap import PLUG_IN_FLOORS, act_distribution, distinct_with_bias
 from taiwa.metrics.da_steps import ImportanceWarning
 from taiwa.metrics.stats import Estimate, bootstrap_ci, majority_vote, mean_estimate
 from taiwa.schema import DASequenceRecord, TaggedReply, Taxonomy, TextRecord
@@ -73,7 +74,11 @@ def score_da_sequence_files(
                 raise InputError(
                     str(pred_path), p_line, "steps", f"usable importances: {exc}"
                 ) from None
-        renormalised += sum(1 for c in caught if issubclass(c.category, ImportanceWarning))
+        # one sequence warns once per metric (WED and WLCS both renormalise it): count each
+        # side (predicted, gold) of this id once
+        renormalised += len(
+            {str(c.message).split()[0] for c in caught if issubclass(c.category, ImportanceWarning)}
+        )
         items.append(
             {
                 "id": rid,
@@ -97,6 +102,11 @@ def score_da_sequence_files(
     if renormalised:
         notes.append(f"{renormalised} sequence(s) had importances not summing to 1: renormalised")
     return FileScores(items, summary, pairing, notes)
+
+
+def _finite(x: float) -> float | None:
+    """``x``, or ``None`` for NaN (JSON has no NaN)."""
+    return None if x != x else x
 
 
 def _adopted(votes: list[list[str]] | None, act: str | None, seed: str) -> str | None:
@@ -131,24 +141,30 @@ def score_da_tag_file(path: str | Path, taxonomy: Taxonomy, *, seed: int = 0) ->
             "none",
         )
     summary: dict[str, Any] = {}
+    bias_notes: list[str] = []
     for system, recs in by_system.items():
         d = act_distribution(
             [str(r.act) for r in recs], [r.prev_act for r in recs], taxonomy.names, seed=seed
         )
-        row: dict[str, Any] = {"dae": d.dae.as_dict(), "dami": d.dami.as_dict()}
+        row: dict[str, Any] = {
+            "dae": d.dae.as_dict(),
+            "dami": {**d.dami.as_dict(), "bias": _finite(d.dami_bias)},
+        }
         replies = [r.reply for r in recs if r.reply is not None]
         if replies:
             tok = default_tokenizer()
             tokens = [tok.tokenize(text) for text in replies]
-            row["distinct1"] = distinct_estimate(tokens, 1).as_dict()
-            row["distinct2"] = distinct_estimate(tokens, 2).as_dict()
+            for k in (1, 2):
+                est, bias = distinct_with_bias(tokens, k)
+                row[f"distinct{k}"] = {**est.as_dict(), "bias": _finite(bias)}
             row["n_replies"] = len(replies)
         summary[system] = row
+        bias_notes += [f"{system} {f.on}: {f.text}" for f in plug_in_flags(row, PLUG_IN_FLOORS)]
     notes = (
         [f"{unlabelled} reply(ies) without an adopted act (< 2 votes) were left out"]
         if unlabelled
         else []
-    )
+    ) + bias_notes
     return FileScores(items, summary, None, notes)
 
 

@@ -10,6 +10,8 @@ from rich import box
 from rich.markup import escape
 from rich.table import Table
 
+from taiwa.flags import flag_lines
+
 if TYPE_CHECKING:
     from rich.console import Console
 
@@ -174,6 +176,8 @@ def print_result(console: Console, res: RunResult) -> None:
     s = res.summary
     for t in res.method.tables(s):
         console.print(t)
+    for line in flag_lines(s):
+        console.print(f"[bold yellow]{escape(line)}[/bold yellow]")
     if s["calls"]:
         console.print(calls_table(s["calls"]))
     for note in s["notes"]:

@@ -57,18 +57,34 @@ def judged_pairs(rows: Iterable[Row]) -> Iterator[tuple[str, Mapping[str, Any]]]
                 yield str(row["id"]), pair
 
 
+def _forfeit(pair: Mapping[str, Any]) -> bool:
+    """A pair decided without the judge: a side had no answer (``basis == "missing"``)."""
+    return bool(pair.get("basis", "judged") != "judged")
+
+
 def win_rate_matrix(
     rows: Iterable[Row], systems: Sequence[str], *, seed: int = 0
 ) -> dict[str, Any]:
     """``wins[r][c]``: the probability that system ``r`` wins against ``c`` (seed 001's
     比較評価 table: "表の数値はこちらが勝つ確率"); ``ties[r][c]`` the probability of a tie, so
-    ``wins[r][c] + wins[c][r] + ties[r][c] = 1``. Over the items where the pair was decided
-    (unparsed and excluded pairs left out)."""
+    ``wins[r][c] + wins[c][r] + ties[r][c] = 1``. Over the pairs the judge decided (unparsed
+    and excluded pairs left out); pairs decided by a forfeit (a side without an answer) are
+    counted apart: ``forfeits[r][c]`` pairs ``r`` won so against ``c``, ``judged`` and
+    ``forfeited`` the pairs of each kind."""
     cells: dict[tuple[str, str], list[float]] = defaultdict(list)
     ties: dict[tuple[str, str], list[float]] = defaultdict(list)
+    forfeits: Counter[tuple[str, str]] = Counter()
+    judged = forfeited = 0
     for _, pair in judged_pairs(rows):
+        if _forfeit(pair):
+            forfeited += 1
+            if pair["winner"] is not None:
+                loser = pair["b"] if pair["winner"] == pair["a"] else pair["a"]
+                forfeits[pair["winner"], loser] += 1
+            continue
         if pair["outcome"] not in _DECIDED:
             continue
+        judged += 1
         a, b, tie = pair["a"], pair["b"], float(pair["outcome"] == "tie")
         cells[a, b].append(float(pair["outcome"] == "a"))
         cells[b, a].append(float(pair["outcome"] == "b"))
@@ -85,17 +101,32 @@ def win_rate_matrix(
             for r in systems
         }
 
-    return {"systems": list(systems), "wins": matrix(cells), "ties": matrix(ties)}
+    return {
+        "systems": list(systems),
+        "wins": matrix(cells),
+        "ties": matrix(ties),
+        "forfeits": {r: {c: forfeits[r, c] for c in systems if c != r} for r in systems},
+        "judged": judged,
+        "forfeited": forfeited,
+    }
 
 
 def overall_win_rates(
     rows: Iterable[Row], systems: Sequence[str], *, seed: int = 0
 ) -> dict[str, dict[str, Any]]:
-    """Per system, over all its decided pairs: ``win_rate`` (wins / pairs) and
+    """Per system, over all its pairs the judge decided: ``win_rate`` (wins / pairs) and
     ``win_rate_adjusted`` ((wins + ties / 2) / pairs, FastChat's "win rate (adjusted)"),
-    with the counts of wins, ties and losses."""
+    with the counts of wins, ties and losses; pairs decided by a forfeit are counted apart
+    (``forfeit_wins``, ``forfeit_losses``), never in the rates."""
     per_item: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0, 0]))
+    forfeit: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for item, pair in judged_pairs(rows):
+        if _forfeit(pair):
+            if pair["winner"] is not None:
+                loser = pair["b"] if pair["winner"] == pair["a"] else pair["a"]
+                forfeit[pair["winner"]][0] += 1
+                forfeit[loser][1] += 1
+            continue
         if pair["outcome"] not in _DECIDED:
             continue
         for side in ("a", "b"):
@@ -111,6 +142,8 @@ def overall_win_rates(
             "wins": wins,
             "ties": ties,
             "losses": losses,
+            "forfeit_wins": forfeit[system][0],
+            "forfeit_losses": forfeit[system][1],
         }
     return out
 

@@ -149,9 +149,26 @@ def dami_jackknife(joint: np.ndarray) -> tuple[Estimate, float]:
     return Estimate(point, max(0.0, point - half), point + half, m), float(bias)
 
 
+DAMI_FLOOR = 50
+"""Below this many (previous act, act) pairs DAMI's plug-in estimate is noted as biased
+whatever its jackknife bias says (an 11-act matrix has 121 cells)."""
+
+DISTINCT_FLOOR = 20
+"""Below this many replies Distinct-n is noted as biased whatever its jackknife bias says."""
+
+PLUG_IN_FLOORS = {"dami": DAMI_FLOOR, "distinct1": DISTINCT_FLOOR, "distinct2": DISTINCT_FLOOR}
+"""The plug-in estimates with a known bias, by summary key, and their floors of n."""
+
+
 def distinct_estimate(tokens: Sequence[Sequence[str]], n: int) -> Estimate:
+    """Distinct-n with its jackknife interval (:func:`distinct_with_bias`)."""
+    return distinct_with_bias(tokens, n)[0]
+
+
+def distinct_with_bias(tokens: Sequence[Sequence[str]], n: int) -> tuple[Estimate, float]:
     """Distinct-n (:func:`taiwa.metrics.da_distribution.distinct`) over replies given as token
-    lists, with a 95 % delete-one jackknife interval over replies.
+    lists, with a 95 % delete-one jackknife interval over replies, and the jackknife estimate
+    of its bias (NaN under 2 replies).
 
     Not a bootstrap, unlike every other interval here: a bootstrap resample repeats about a
     third of the replies, and a repeated reply adds n-grams but no new ones, so resampled
@@ -171,16 +188,13 @@ def distinct_estimate(tokens: Sequence[Sequence[str]], n: int) -> Estimate:
     total, unique, replies = float(lengths.sum()), len(vocab), len(tokens)
     point = unique / total if total else 0.0
     if replies < 2 or not total:
-        return Estimate(point, float("nan"), float("nan"), replies)
+        return Estimate(point, float("nan"), float("nan"), replies), float("nan")
     owners = np.bincount(np.concatenate(holders), minlength=unique)  # replies holding each
     only = np.array([int((owners[h] == 1).sum()) for h in holders], dtype=np.float64)
     rest = total - lengths
     with np.errstate(invalid="ignore", divide="ignore"):
         loo = np.where(rest > 0, (unique - only) / rest, 0.0)
     se = float(np.sqrt((replies - 1) / replies * ((loo - loo.mean()) ** 2).sum()))
-    return Estimate(
-        point,
-        max(0.0, point - Z95 * se),
-        min(1.0, point + Z95 * se),
-        replies,
-    )
+    bias = float((replies - 1) * (loo.mean() - point))  # the jackknife estimate of its bias
+    est = Estimate(point, max(0.0, point - Z95 * se), min(1.0, point + Z95 * se), replies)
+    return est, bias

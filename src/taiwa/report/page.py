@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from taiwa.flags import flag_lines
 from taiwa.report.html import esc, join, tag
 from taiwa.report.rich_html import TableData, renderable_html, table_data, table_html
 from taiwa.report.runs import RunData, summary_errors
@@ -168,6 +169,10 @@ def method_html(name: str, runs: Sequence[RunData], counter: list[int]) -> Html:
         if section.examples:
             parts.append(tag("h4", "examples"))
             parts += [renderable_html(e) for e in section.examples]
+        flags = flag_lines(run.summary)
+        if flags:
+            items = join(tag("li", f) for f in flags)
+            parts.append(Html(f'<h4>flags</h4><ul class="notes flags">{items}</ul>'))
         if run.summary["notes"]:
             notes = join(tag("li", n) for n in run.summary["notes"])
             parts.append(Html(f'<h4>notes</h4><ul class="notes">{notes}</ul>'))

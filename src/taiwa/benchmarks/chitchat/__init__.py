@@ -163,6 +163,7 @@ class ChitchatMethod:
         return stages
 
     def aggregate(self, samples: Iterable[Any], results: Results, setup: Setup) -> Summary:
+        from taiwa import flags
         from taiwa.benchmarks.chitchat import summary as s
         from taiwa.benchmarks.chitchat.analysis import task_difficulty
         from taiwa.benchmarks.chitchat.human_ranks import iter_rankings
@@ -203,6 +204,11 @@ class ChitchatMethod:
             for sys_, block in overall_win_rates(rows, names, seed=seed).items():
                 systems[sys_]["pairwise"] = block["win_rate"]
                 systems[sys_]["pairwise_detail"] = block
+                forfeits = block["forfeit_wins"] + block["forfeit_losses"]
+                flags.add(
+                    systems[sys_],
+                    flags.no_pair_judged(block["win_rate"]["n"], "pairwise", forfeits),
+                )
         if judged and HUMAN in systems:
             notes.append(
                 "the human system answers with the reference itself, and the judge compares "
@@ -218,6 +224,13 @@ class ChitchatMethod:
             )
             across["judge_quality"] = quality
             notes += quality_notes(quality)
+            s.judge_flags(across, systems, results, HUMAN)
+        for sys_ in systems:
+            share, flag = flags.identical_replies(
+                str(r["text"]) for r in results.ok("generate", sys_)
+            )
+            systems[sys_]["identical_replies"] = share
+            flags.add(systems[sys_], flag)
         across["rankings"] = s.rankings(systems)
         across["consistency"] = s.consistency(systems, seed)
         if len(systems) < 3:

@@ -166,3 +166,35 @@ def human_block(
         k: agreement_with_humans(v, item_ranks, seed=seed) for k, v in judged.items()
     }
     return out
+
+
+def judge_flags(
+    across: dict[str, Any],
+    systems: Mapping[str, dict[str, Any]],
+    results: Results,
+    human: str,
+) -> None:
+    """The judge's flags: no pair judged for the order-flip rate, one rating for nearly every
+    reply (over all systems: the judge's; else per system, leaving out ``human``, whose reply
+    is the reference the judge compares with)."""
+    from taiwa import flags
+    from taiwa.judges.analysis import rating_histogram
+
+    q = across["judge_quality"]
+    flip = q.get("flip_rate")
+    if flip is not None:
+        forfeited = across.get("win_rates", {}).get("forfeited", 0)
+        flags.add(across, flags.no_pair_judged(flip["n"], "judge_quality.flip_rate", forfeited))
+    hist = q.get("rating_histogram")
+    if hist is None:
+        return
+    overall = flags.rating_histogram_flag(hist["bins"], "judge_quality.rating_histogram")
+    flags.add(across, overall)
+    if overall is not None:
+        return
+    for system, block in systems.items():
+        if system != human and "single" in block:
+            bins = rating_histogram(results.rows("single_judge", system))["bins"]
+            flags.add(
+                block, flags.rating_histogram_flag(bins, "single", f"the judge, for {system},")
+            )

@@ -12,7 +12,11 @@ from rich.text import Text
 
 from taiwa.benchmarks.chitchat.dataset import TASK_TITLES
 from taiwa.benchmarks.chitchat.summary import EVALUATIONS
+from taiwa.flags import MARK, flagged, mark
 from taiwa.tables import ci_cell, clip
+
+CONSTANT = "judge_quality.rating_histogram"
+"""The ``across`` key a constant-rating flag of the judge is on (it marks every single cell)."""
 
 
 def tables(summary: Mapping[str, Any]) -> list[Any]:
@@ -27,6 +31,7 @@ def tables(summary: Mapping[str, Any]) -> list[Any]:
         out.append(human_table(a["human"]))
     if "judge_quality" in a:
         out += judge_lines(a["judge_quality"])
+    out += identical_lines(summary)
     return out
 
 
@@ -43,17 +48,39 @@ def automatic_table(summary: Mapping[str, Any]) -> Table:
         "ROUGE-L",
     ):
         t.add_column(name, justify="left" if name == "system" else "right")
+    judge_constant = flagged(summary["across"], CONSTANT)
     for system, b in summary["systems"].items():
         ex = b["extracted"]
+        single = mark(ci_cell(b.get("single"), 2), b, "single")
+        if judge_constant and MARK not in single and b.get("single"):
+            single = mark(single, summary["across"], CONSTANT)
         t.add_row(
             clip(system, 24),
             f"{ex['ok']}/{ex['n']}",
-            ci_cell(b.get("single"), 2),
-            ci_cell(b.get("pairwise"), 2),
+            single,
+            pairwise_cell(b),
             *(ci_cell(b.get(k), 3) for k in ("rouge1", "rouge2", "rougeL")),
         )
-    t.caption = "mean [95 % bootstrap CI]; a reply that could not be extracted scores as a failure"
+    t.caption = (
+        "mean [95 % bootstrap CI]; a reply that could not be extracted scores as a failure; "
+        "pairwise win: over the pairs the judge decided, pairs won or lost by a forfeit (a side "
+        "without an extracted answer) counted apart"
+    )
     return t
+
+
+def pairwise_cell(b: Mapping[str, Any]) -> str:
+    """The overall win rate over judged pairs (``no pair judged`` when there were none) and,
+    below, the pairs won and lost by forfeit."""
+    if "pairwise" not in b:
+        return "–"
+    d = b.get("pairwise_detail", {})
+    judged = b["pairwise"].get("n", 0)
+    cell = mark(ci_cell(b["pairwise"], 2) if judged else "no pair judged", b, "pairwise")
+    won, lost = d.get("forfeit_wins", 0), d.get("forfeit_losses", 0)
+    if won or lost:
+        cell += f"\nforfeits +{won} −{lost}"
+    return cell
 
 
 def win_rate_table(w: Mapping[str, Any]) -> Table:
@@ -70,10 +97,29 @@ def win_rate_table(w: Mapping[str, Any]) -> Table:
                 cells.append("")
                 continue
             win, tie = w["wins"][r][c], w["ties"][r][c]
-            cells.append("–" if not win["n"] else f"{win['value']:.0%} (tie {tie['value']:.0%})")
+            forfeit = w.get("forfeits", {}).get(r, {}).get(c, 0)
+            cell = (
+                "no pair judged" if not win["n"] else f"{win['value']:.0%} (tie {tie['value']:.0%})"
+            )
+            cells.append(cell + (f"\n+{forfeit} by forfeit" if forfeit else ""))
         t.add_row(clip(r, 24), *cells)
-    t.caption = "both orders judged; a verdict that flips with the order is a tie"
+    t.caption = win_rate_caption(w)
     return t
+
+
+def win_rate_caption(w: Mapping[str, Any]) -> str:
+    """What the matrix counts: the pairs judged in both orders and those decided by forfeit."""
+    judged, forfeited = w.get("judged"), w.get("forfeited", 0)
+    forfeits = (
+        f"; {forfeited} pair(s) decided by a forfeit (a side without an extracted answer) "
+        "are counted apart, not in the rates"
+        if forfeited
+        else ""
+    )
+    if judged == 0:
+        return f"no pair judged: the judge decided no pair{forfeits}"
+    count = "" if judged is None else f"{judged} pair(s) "
+    return f"{count}judged in both orders; a verdict that flips with the order is a tie{forfeits}"
 
 
 def task_table(summary: Mapping[str, Any]) -> Table:
@@ -159,9 +205,9 @@ def judge_lines(q: Mapping[str, Any]) -> list[Text]:
     lines: list[Text] = []
     flip = q.get("flip_rate")
     if flip is not None:
-        style = "bold red" if flip["flagged"] else ""
+        style = "bold red" if flip["flagged"] or flip["n"] == 0 else ""
         value = (
-            "–"
+            "no pair judged"
             if flip["n"] == 0
             else f"{flip['value']:.0%} [{flip['ci_low']:.0%}, {flip['ci_high']:.0%}]"
         )
@@ -181,3 +227,15 @@ def judge_lines(q: Mapping[str, Any]) -> list[Text]:
         bins = " ".join(f"{k}:{v}" for k, v in hist["bins"].items() if v)
         lines.append(Text(f"single ratings given: {bins} (n={hist['n']})"))
     return lines
+
+
+def identical_lines(summary: Mapping[str, Any]) -> list[Text]:
+    """Per system, the share of its replies equal to its most frequent reply."""
+    parts = []
+    for system, b in summary["systems"].items():
+        d = b.get("identical_replies")
+        if d and d["n"]:
+            parts.append(f"{system[:24]} {d['share']:.0%}{mark('', b, 'identical_replies')}")
+    if not parts:
+        return []
+    return [Text("most frequent reply's share: " + ", ".join(parts) + " (identical replies)")]

@@ -186,7 +186,8 @@ class DADistributionMethod:
             "prev_acts": dict(c.prev_from),
             "ranking": order,
         }
-        notes = s.untagged_notes(systems) + s.bias_notes(systems)
+        s.bias_flags(systems)
+        notes = s.untagged_notes(systems)
         if HUMAN in systems and o.human_acts == "tagger":
             reply_acts = {i: it.reply_act for i, it in enumerate(samples) if it.reply_act}
             agreement = s.human_label_agreement(c, reply_acts, setup.seed)

@@ -11,15 +11,21 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
+from taiwa import flags
 from taiwa.benchmarks.da_distribution.consistency import Consistency, consistency
 from taiwa.harness.method import HUMAN, Results
-from taiwa.metrics.da_bootstrap import ActDistribution, act_distribution, distinct_estimate
+from taiwa.metrics.da_bootstrap import (
+    PLUG_IN_FLOORS,
+    ActDistribution,
+    act_distribution,
+    distinct_with_bias,
+)
 from taiwa.metrics.stats import bootstrap_ci
 
 
@@ -104,7 +110,8 @@ def system_blocks(
             block["untagged"] = dict(c.untagged[s])
         block.update(distribution_block(d))
         for n in (1, 2):
-            block[f"distinct{n}"] = _estimate(distinct_estimate(tokens, n))
+            est, bias = distinct_with_bias(tokens, n)
+            block[f"distinct{n}"] = {**_estimate(est), "bias": None if math.isnan(bias) else bias}
         out[s] = block
     return out
 
@@ -196,18 +203,12 @@ def systems_texts(results: Results) -> dict[str, list[str]]:
     return {s: [str(r["text"]) for r in results.ok("generate", s)] for s in results.systems}
 
 
-def bias_notes(blocks: Mapping[str, Mapping[str, Any]]) -> list[str]:
-    """Where the plug-in DAMI's small-sample bias is a tenth of its value or more."""
-    out = []
-    for s, b in blocks.items():
-        d = b["dami"]
-        if d.get("bias") is not None and d["value"] and d["bias"] >= 0.1 * d["value"]:
-            out.append(
-                f"{s}: DAMI {d['value']:.3f} bits is biased upward by about {d['bias']:.3f} at "
-                f"n={d['n']} (the plug-in estimate of seed 002 App. C; the bias shrinks as 1/n): "
-                "compare systems on the same contexts"
-            )
-    return out
+def bias_flags(blocks: Mapping[str, MutableMapping[str, Any]]) -> None:
+    """Flag DAMI and Distinct-1/2 where the plug-in estimate's jackknife bias is a noticeable
+    share of its value (either sign) or n is below the metric's floor (seed 002 App. C's
+    plug-in estimates; :func:`taiwa.flags.plug_in_flags`)."""
+    for b in blocks.values():
+        flags.add(b, *flags.plug_in_flags(b, PLUG_IN_FLOORS))
 
 
 def untagged_notes(blocks: Mapping[str, Mapping[str, Any]]) -> list[str]:

@@ -10,6 +10,7 @@ from typing import Any
 from rich import box
 from rich.table import Table
 
+from taiwa.flags import mark
 from taiwa.tables import ci_cell, clip
 
 METRICS = {
@@ -46,7 +47,7 @@ def table2(summary: Mapping[str, Any]) -> Table:
         t.caption = f"{t.caption}{line}"
     for system, b in summary["systems"].items():
         n = f"{b.get('tagged', 0)}/{b.get('n', '–')}"
-        t.add_row(clip(system), n, *(ci_cell(b.get(k)) for k in METRICS))
+        t.add_row(clip(system), n, *(mark(ci_cell(b.get(k)), b, k) for k in METRICS))
     return t
 
 

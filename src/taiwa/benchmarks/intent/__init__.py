@@ -74,9 +74,9 @@ class IntentMethod:
         return sample_path("intent/items.jsonl")
 
     def load(self, path: Path, options: IntentOptions) -> Iterator[IntentItem]:
-        from taiwa.benchmarks.intent.dataset import iter_items
+        from taiwa.benchmarks.intent.dataset import iter_with_dependence
 
-        return iter_items(path)
+        return iter_with_dependence(path)
 
     def reference(self, sample: IntentItem) -> str | None:
         return sample.options[sample.gold]  # `human`: the annotators' majority answer
@@ -92,16 +92,25 @@ class IntentMethod:
 
     def aggregate(self, samples: Iterable[Any], results: Results, setup: Setup) -> Summary:
         from taiwa.benchmarks.intent.dataset import dependent_groups
-        from taiwa.benchmarks.intent.scoring import accuracy_block
+        from taiwa.benchmarks.intent.scoring import accuracy_block, distribution_block
         from taiwa.benchmarks.intent.stability import stability
 
         o: IntentOptions = setup.options
-        groups = {it.id: it.group for it in samples}
-        dependent_set = dependent_groups(samples)
-        dependent = {i: g in dependent_set for i, g in groups.items()}
+        groups: dict[str, str] = {}
+        dependent: dict[str, bool] = {}
+        k, unknown = 0, False
+        for it in samples:
+            groups[it.id] = it.group
+            dependent[it.id] = bool(it.dependent)
+            unknown |= it.dependent is None
+            k = max(k, len(it.options))
+        if unknown:  # items not read by load(): dependence from the run's own items
+            dependent_set = dependent_groups(samples)
+            dependent = {i: g in dependent_set for i, g in groups.items()}
         systems: dict[str, dict[str, Any]] = {}
         for s in results.systems:
             systems[s] = accuracy_block(results.ok("score", s), dependent, setup.seed)
+            systems[s]["answers"] = distribution_block(results.ok("score", s), k, systems[s])
             correct = [bool(r["correct"]) for r in results.ok("score", s)]
             if correct:
                 st = stability(
@@ -109,9 +118,10 @@ class IntentMethod:
                 )
                 systems[s]["stability"] = st.as_dict()
         n_dep = sum(dependent.values())
+        dep_groups = {groups[i] for i, d in dependent.items() if d}
         across = {
             "items": {"all": len(groups), "dependent": n_dep, "independent": len(groups) - n_dep},
-            "groups": {"all": len({*groups.values()}), "dependent": len(dependent_set)},
+            "groups": {"all": len({*groups.values()}), "dependent": len(dep_groups)},
         }
         notes = [
             f"{s}: {b['unparseable']} answer(s) named no single option (scored wrong)"

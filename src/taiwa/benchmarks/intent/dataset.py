@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from taiwa.io import InputError, iter_records, unique_ids
 from taiwa.schema import NonBlank
@@ -59,6 +59,13 @@ class IntentItem(QuestionBase):
 
     gold: int = Field(ge=0)
     votes: list[int] = Field(default_factory=list)
+    _dependent: bool | None = PrivateAttr(default=None)
+
+    @property
+    def dependent(self) -> bool | None:
+        """Whether the item's group is context-dependent in the whole file it was read from
+        (set by :func:`iter_with_dependence`; ``None`` when read otherwise)."""
+        return self._dependent
 
     @model_validator(mode="after")
     def _indices_in_options(self) -> IntentItem:
@@ -73,6 +80,16 @@ def iter_items(path: str | Path) -> Iterator[IntentItem]:
     """The items of ``path``, streamed; ids unique; the items of one group share its core
     sentence (only each group's core and first line are kept)."""
     return unique_ids(path, _same_core(path, iter_records(path, IntentItem)))
+
+
+def iter_with_dependence(path: str | Path) -> Iterator[IntentItem]:
+    """The items of ``path``, each knowing whether its group is context-dependent in the
+    whole file (a first pass reads every group's gold labels), so that a run on the first
+    items (``--limit``) splits them as the full benchmark does (seed 004 §3.1)."""
+    dependent = dependent_groups(iter_items(path))
+    for item in iter_items(path):
+        item._dependent = item.group in dependent
+        yield item
 
 
 def _same_core(

@@ -1,16 +1,21 @@
 """Reading a model's answer to a multiple-choice question (seed 004 §3: the chosen option is
-scored against the gold label).
+scored against the gold label; the question asks for the option's number, :mod:`.prompts`).
 
 :func:`parse_answer` maps a free-text answer to the index of one option, or ``None`` when it
-names none or several (an unparseable answer: counted, and scored wrong). Accepted, after
-NFKC normalisation and with punctuation, brackets and spaces ignored:
+names none or several (an unparseable answer: counted, and scored wrong). The text is read
+after NFKC normalisation (full-width digits, ①②③) with markdown emphasis removed:
 
-1. the text of one option exactly (「この部屋を気に入った。」);
-2. a bare choice: a number 1..k or a letter a..(k-th), optionally framed as 「選択肢2です」,
-   「答え：B」, 「(3)」, 「2番」;
-3. otherwise, every option whose text the answer contains and every choice it names
-   (「選択肢2」「2番」, or a number opening the answer: 「2. 夏は…」): exactly one distinct option
-   among them, or the answer is unparseable.
+1. the text of one option exactly (「この部屋を気に入った。」), or a bare choice: a number
+   1..k or a letter a..(k-th), optionally framed as 「選択肢2です」「答え：B」「(3)」「2番」;
+2. otherwise the answer is read sentence by sentence. A *mention* is an option's text (quoted
+   or not), a number (「2」「2番」「選択肢２」「The answer is 2」「私は2を選びます」; not a count
+   such as 「2つ」 or a range 「1〜4」), or a letter or kanji numeral after a label
+   (「選択肢B」「答えは二」). A mention is *rejected* when what follows it, up to the next
+   mention, says so (「選択肢3は文脈に合いません」「3ではなく」「not 3」), and coordinated
+   mentions share that (「1や3は違います」). The first sentence with a mention that is not
+   rejected decides: exactly one option among its mentions, or the answer is unparseable
+   (「2か3」「2 or 3」「2と3」). A later sentence that states an answer (答え/正解/選びます/
+   answer/choose) naming another option makes the answer unparseable too.
 """
 
 from __future__ import annotations
@@ -18,17 +23,51 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 _IGNORED = re.compile(r"[\s\W_]+", re.UNICODE)
-_FRAME = r"(?:選択肢|答え|回答|正解|解答|answer|choice|option)?(?:は|:)?(?:no\.?|番号)?"
+_FRAME = (
+    r"(?:選択肢|答え|回答|正解|解答|answer|choice|option|番号)?(?:は|:|is)?(?:no\.?|番号|number)?"
+)
 _BARE = re.compile(
     rf"^{_FRAME}\(?([0-9]{{1,2}}|[a-z])\)?(?:番目?)?(?:です|だ|である|でしょう|になります)?$"
 )
-_NAMED = re.compile(
-    r"(?:選択肢|答え|回答|正解|option|choice)\s*[:：は]?\s*\(?([0-9]{1,2}|[a-z])(?![0-9a-z])"
+_MARKDOWN = re.compile(r"[*`#>|]+|(?<!\w)_+|_+(?!\w)")
+_RANGE = re.compile(r"[0-9]{1,2}\s*(?:〜|~|-|–|から|to)\s*[0-9]{1,2}")
+_SENTENCE = re.compile(r"[。!?！？\n]+|(?<![0-9])\.(?=\s|$)")
+_KANJI = "一二三四五六七八九十"
+_COUNTER = (
+    r"(?:つ|個|人|回|時|分|秒|日|年|月|歳|才|度|%|倍|件|名|本|枚|杯|階|円|点|割|位|ヶ|か月|カ月"
+    r"|週|行|文字|語|章|節|段|歩|キロ|km|kg|ページ|words?|times?|people|points?)"
 )
-_NUMBERED = re.compile(r"(?<![0-9])([0-9]{1,2})\s*番")
-_OPENING = re.compile(r"^\s*\(?([0-9]{1,2}|[a-z])\s*[.)）:：]")
+_LABEL = r"(?:選択肢|答え|回答|正解|解答|option|choice|answer)"
+_MENTION = re.compile(
+    r"\x00(?P<opt>[0-9]+)\x00"
+    rf"|(?<![0-9])(?<![0-9][.,])(?P<num>[0-9]{{1,2}})(?![0-9]|\.[0-9]|\s*{_COUNTER})"
+    rf"|{_LABEL}\s*(?:は|is|:|=)?\s*(?:第)?[(「『\[]?\s*(?P<kan>[{_KANJI}])(?![{_KANJI}])"
+    rf"|(?P<kan2>[二三四五六七八九十]|一(?=番目))番"
+    rf"|{_LABEL}\s*(?:は|is|:|=)?\s*[(「『\[]?\s*(?P<let>[a-z])(?=\s*$|[)）\]:、,.」』]|です|だ|が|を)"
+    r"|\((?P<let2>[a-z])\)"
+)
+_COORDINATOR = re.compile(
+    r"^\s*(?:や|と|か|、|,|/|・|or|and|また(?:は)?|もしくは|および)?\s*(?:選択肢)?\s*$"
+)
+_PIVOT = re.compile(r"ですが|だが|けど|けれど|が、|が,|but|however|ほか|他の|それ以外|残り|others?")
+_NEGATIVE = re.compile(
+    r"合わない|合いません|合わず|(?:あ|当)てはまらな|(?:あ|当)てはまりません|ではな|ではありません"
+    r"|じゃな|違う|違い|誤り|不適|不正解|間違|除外|外れ|ありえない|考えにくい|not|n't|incorrect|wrong"
+)
+_NOT_BEFORE = re.compile(r"(?:not|rather than|instead of|than)\s*(?:option|choice)?\s*$")
+_STATED = re.compile(r"答え|回答|正解|解答|選び|選択し|選ぶ|answer|choose|pick|go with|select")
+_QUOTED = re.compile(r"「[^」]*」|『[^』]*』|\([^)]*\)|\"[^\"]*\"")
+
+
+@dataclass(frozen=True)
+class _Mention:
+    option: int | None
+    """The option's index; ``None`` for a number or letter outside the options."""
+    start: int
+    end: int
 
 
 def _nfkc(text: str) -> str:
@@ -41,32 +80,96 @@ def _bare(text: str) -> str:
 
 
 def _index(mark: str, n: int) -> int | None:
-    """The option a number (1-based) or a letter names, if there is one."""
-    k = int(mark) - 1 if mark.isdigit() else ord(mark) - ord("a")
+    """The option a number (1-based), a kanji numeral or a letter names, if there is one."""
+    if mark.isdigit():
+        k = int(mark) - 1
+    elif mark in _KANJI:
+        k = _KANJI.index(mark)
+    else:
+        k = ord(mark) - ord("a")
     return k if 0 <= k < n else None
+
+
+def _with_placeholders(text: str, keys: Sequence[str]) -> str:
+    """``text`` with each option's text (longest first, punctuation between its characters
+    allowed) replaced by ``\\x00index\\x00``, so the digits and negations inside an option
+    never read as a mention."""
+    for i in sorted(range(len(keys)), key=lambda j: -len(keys[j])):
+        if keys[i]:
+            pattern = r"[\s、,・]*".join(map(re.escape, keys[i]))
+            text = re.sub(pattern, f"\x00{i}\x00", text)
+    return text
+
+
+def _mentions(sentence: str, n: int) -> list[_Mention]:
+    out = []
+    for m in _MENTION.finditer(sentence):
+        if m["opt"] is not None:
+            option: int | None = int(m["opt"])
+        else:
+            mark = next(m[g] for g in ("num", "kan", "kan2", "let", "let2") if m[g] is not None)
+            option = _index(mark, n)
+        out.append(_Mention(option, m.start(), m.end()))
+    return out
+
+
+def _rejected(sentence: str, mentions: Sequence[_Mention]) -> list[bool]:
+    """Whether each mention is rejected by what follows it (or by a 'not' before it);
+    coordinated mentions (「1や3は」) take the verdict of the last of them."""
+    verdict: list[bool] = [False] * len(mentions)
+    for k in range(len(mentions) - 1, -1, -1):
+        m = mentions[k]
+        end = mentions[k + 1].start if k + 1 < len(mentions) else len(sentence)
+        after = sentence[m.end : end]
+        if k + 1 < len(mentions) and _COORDINATOR.match(after):
+            verdict[k] = verdict[k + 1]
+            continue
+        before = sentence[max(0, m.start - 16) : m.start]
+        if re.match(r"\s*[:.)）]\s*\S", after):  # 「選択肢3: <the option's text>」 restates it
+            verdict[k] = bool(_NOT_BEFORE.search(before))
+            continue
+        if k + 1 < len(mentions):  # 「2, not 3」: the 'not' is the next mention's
+            after = _NOT_BEFORE.sub("", after)
+        pivot = _PIVOT.search(after)
+        clause = _QUOTED.sub("", after[: pivot.start()] if pivot else after)
+        verdict[k] = bool(_NEGATIVE.search(clause) or _NOT_BEFORE.search(before))
+    return verdict
+
+
+def _chosen(sentence: str, n: int) -> set[int | None]:
+    """The options a sentence names and does not reject (``None``: one outside the options)."""
+    mentions = _mentions(sentence, n)
+    return {
+        m.option for m, no in zip(mentions, _rejected(sentence, mentions), strict=True) if not no
+    }
 
 
 def parse_answer(text: str, options: Sequence[str]) -> int | None:
     """The index into ``options`` that ``text`` answers, or ``None`` (see the module
     docstring)."""
     n = len(options)
-    bare = _bare(text)
+    clean = _MARKDOWN.sub(" ", _nfkc(text))
+    bare = _IGNORED.sub("", clean)
     if not bare:
         return None
     keys = [_bare(o) for o in options]
     exact = [i for i, k in enumerate(keys) if k and k == bare]
     if len(exact) == 1:
         return exact[0]
-    lone = _BARE.match(re.sub(r"[\s\"'「」『』。、.,!！?？]+", "", _nfkc(text)))
+    lone = _BARE.match(re.sub(r"[\s\"'「」『』。、.,!！?？]+", "", clean))
     if lone:
         return _index(lone.group(1), n)
-    found = {i for i, k in enumerate(keys) if k and k in bare}
-    # an option contained in a longer option that also matched is not a separate answer
-    found = {i for i in found if not any(j != i and keys[i] in keys[j] for j in found)}
-    nfkc = _nfkc(text)
-    for pattern in (_NAMED, _NUMBERED, _OPENING):
-        for mark in pattern.findall(nfkc):
-            k = _index(mark, n)
-            if k is not None:
-                found.add(k)
-    return found.pop() if len(found) == 1 else None
+    text_ = _RANGE.sub(" ", _with_placeholders(clean, keys))
+    sentences = [s for s in _SENTENCE.split(text_) if s.strip()]
+    for k, sentence in enumerate(sentences):
+        chosen = _chosen(sentence, n)
+        if not chosen:
+            continue
+        if len(chosen) != 1 or None in chosen:
+            return None
+        answer = chosen.pop()
+        for later in sentences[k + 1 :]:
+            if _STATED.search(later) and _chosen(later, n) - {answer}:
+                return None
+        return answer
+    return None

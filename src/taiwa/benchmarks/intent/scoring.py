@@ -8,7 +8,7 @@ distinct gold labels) and context-independent ones, each with n and a 95 % boots
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, MutableMapping
 from typing import Any
 
 from taiwa.benchmarks.intent.dataset import IntentItem
@@ -21,7 +21,12 @@ def score_answer(item: IntentItem, upstream: Upstream) -> Row:
     """The score row of one reply: the option read from it (``None``: unparseable)."""
     text = str(upstream["generate"]["text"])
     choice = parse_answer(text, item.options)
-    return {"choice": choice, "gold": item.gold, "correct": choice == item.gold}
+    return {
+        "choice": choice,
+        "gold": item.gold,
+        "correct": choice == item.gold,
+        "dependent": item.dependent,
+    }
 
 
 def accuracy_block(
@@ -42,3 +47,22 @@ def accuracy_block(
     }
     out["unparseable"] = unparsed
     return out
+
+
+def distribution_block(
+    rows: Iterable[Mapping[str, Any]], k: int, block: MutableMapping[str, Any]
+) -> dict[str, Any]:
+    """A system's answers per option beside the gold labels of the same items, and the flags
+    on its accuracy when one option takes most answers or the answers lean on some options
+    beyond gold's shares (:func:`taiwa.flags.answer_distribution_flags`: a constant answerer
+    scores what gold gives its option, which can read like a model's accuracy)."""
+    from taiwa import flags
+
+    choices: list[int | None] = []
+    golds: list[int] = []
+    for r in rows:
+        choices.append(r["choice"])
+        golds.append(int(r["gold"]))
+    dist = flags.answer_distribution(choices, golds, k)
+    flags.add(block, *flags.answer_distribution_flags(dist, "accuracy"))
+    return dist

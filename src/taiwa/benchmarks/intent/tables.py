@@ -8,6 +8,7 @@ from typing import Any
 
 from rich.table import Table
 
+from taiwa.flags import mark
 from taiwa.tables import ci_cell, clip
 
 
@@ -33,7 +34,7 @@ def table1(summary: Mapping[str, Any]) -> Table:
             clip(system),
             ci_cell(b.get("accuracy_independent")),
             ci_cell(b.get("accuracy_dependent")),
-            ci_cell(b.get("accuracy")),
+            mark(ci_cell(b.get("accuracy")), b, "accuracy"),
             str(b.get("unparseable", 0)),
             str(sum(b.get("failures", {}).values())),
         )
@@ -71,8 +72,41 @@ def table2(summary: Mapping[str, Any]) -> Table | None:
     return t
 
 
+def answers_table(summary: Mapping[str, Any]) -> Table | None:
+    """Each system's answers per option beside the gold labels of the same items: a system
+    that names one option every time scores gold's share of that option (flagged ⚑)."""
+    blocks = {s: b["answers"] for s, b in summary["systems"].items() if b.get("answers")}
+    if not blocks:
+        return None
+    first = next(iter(blocks.values()))
+    t = Table(
+        title="intent: answers per option (gold: the gold labels of the same items)",
+        title_justify="left",
+        caption="⚑ every answer names one option, or one takes most answers beyond gold's "
+        "share of it (exact binomial, p<0.01), or the answers lean on some options beyond "
+        "gold's shares (chi-square, p<0.01)",
+    )
+    t.add_column("model", no_wrap=True, max_width=20, overflow="ellipsis")
+    for option in first["options"]:
+        t.add_column(option, justify="right", no_wrap=True)
+    t.add_column("unparsed", justify="right", no_wrap=True)
+    t.add_row("gold", *(str(g) for g in first["gold"]), "", end_section=True)
+    for system, d in blocks.items():
+        cells = [str(a) for a in d["answers"]]
+        top = d.get("top")
+        if top is not None:
+            cells[top["option"] - 1] = mark(
+                cells[top["option"] - 1], summary["systems"][system], "accuracy"
+            )
+        t.add_row(clip(system), *cells, str(d["unparsed"]))
+    return t
+
+
 def tables(summary: Mapping[str, Any]) -> list[Any]:
     out: list[Any] = [table1(summary)]
+    answers = answers_table(summary)
+    if answers is not None:
+        out.append(answers)
     t2 = table2(summary)
     if t2 is not None:
         out.append(t2)

@@ -1,0 +1,267 @@
+"""Flags: a number that cannot carry its usual meaning, said in one line beside it.
+
+DESIGN.md ("Flags are data"): a degenerate output (one option for every multiple-choice answer,
+one rating for every judgment, no pair judged, n below a metric's floor, a plug-in estimate
+with a noticeable bias) becomes a :class:`Flag` stored in ``summary.json`` in the block of the
+number it qualifies: ``block["flags"]`` is a list of ``{"code", "on", "text"}``, ``on`` the key
+of that number in the same block (a system's block or ``across``). Methods raise flags; this
+module, which knows no method, holds the checks (small pure functions) and how flags print:
+:func:`mark` adds :data:`MARK` to a flagged cell, :func:`flag_lines` gives the lines printed
+after the tables (``taiwa run``, :func:`taiwa.tables.print_result`) and listed by the HTML
+report (:mod:`taiwa.report.page`), the same text in both.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable, Mapping, MutableMapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+MARK = "⚑"
+"""Appended to a table cell whose number carries a flag; the flag's line follows the table."""
+
+ALPHA = 0.01
+"""The significance level of the distribution tests below."""
+
+MCQ_TEST_FLOOR = 20
+"""Parsed answers needed before the chi-square test runs (below it only the exact binomial
+test of the most chosen option does)."""
+
+RATING_SHARE = 0.9
+"""A judge whose most given rating takes this share of its ratings or more is flagged."""
+
+IDENTICAL_SHARE = 0.5
+"""A system whose most frequent reply is this share of its replies or more is flagged."""
+
+MIN_N = 5
+"""Below this n no share-based check runs (one or two answers alike say nothing)."""
+
+BIAS_SHARE = 0.1
+"""A plug-in estimate whose |jackknife bias| is this share of |value| or more is flagged."""
+
+
+@dataclass(frozen=True)
+class Flag:
+    """``code`` names the check, ``on`` the key of the number it qualifies (in the same
+    block), ``text`` says in one line what it means for that number."""
+
+    code: str
+    on: str
+    text: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"code": self.code, "on": self.on, "text": self.text}
+
+
+def add(block: MutableMapping[str, Any], *flags: Flag | None) -> None:
+    """Store ``flags`` (``None`` skipped) in ``block["flags"]``."""
+    for f in flags:
+        if f is not None:
+            block.setdefault("flags", []).append(f.as_dict())
+
+
+def flagged(block: Mapping[str, Any] | None, key: str) -> bool:
+    """Whether a flag of ``block`` is on ``key``."""
+    return bool(block) and any(f.get("on") == key for f in block.get("flags", ()))  # type: ignore[union-attr]
+
+
+def mark(cell: str, block: Mapping[str, Any] | None, key: str) -> str:
+    """``cell`` with :data:`MARK` after its first line when ``block`` flags ``key``."""
+    if not flagged(block, key):
+        return cell
+    first, _, rest = cell.partition("\n")
+    return f"{first} {MARK}" + (f"\n{rest}" if rest else "")
+
+
+def flag_lines(summary: Mapping[str, Any]) -> list[str]:
+    """Every flag of a summary as one line: ``⚑ WHERE KEY: TEXT`` (plain text, in the
+    order of the systems, then ``across``)."""
+    out: list[str] = []
+    blocks = [*summary.get("systems", {}).items(), ("across", summary.get("across", {}))]
+    for where, block in blocks:
+        for f in block.get("flags", ()) if isinstance(block, Mapping) else ():
+            out.append(f"{MARK} {where} · {f['on']}: {f['text']}")
+    return out
+
+
+# ------------------------------------------------------------------------------------ checks
+
+
+def small_n(n: int, floor: int, on: str) -> Flag | None:
+    """``n`` below the ``floor`` a number needs to be read at all."""
+    if n >= floor:
+        return None
+    return Flag("small-n", on, f"n={n} is below {floor}: the estimate and its CI are unstable")
+
+
+def no_pair_judged(n_judged: int, on: str, forfeits: int = 0) -> Flag | None:
+    """A rate over pairs when no pair reached the judge."""
+    if n_judged:
+        return None
+    why = f" ({forfeits} decided by forfeit)" if forfeits else ""
+    return Flag("no-pair-judged", on, f"no pair judged{why}: there is no rate to report")
+
+
+def plug_in_bias(value: float, bias: float, n: int, on: str, floor: int) -> Flag | None:
+    """A plug-in estimate (DAMI, Distinct) whose jackknife bias is a noticeable share of its
+    value (|bias| ≥ :data:`BIAS_SHARE` · |value|, either sign) or whose n is below ``floor``."""
+    if not (math.isfinite(value) and math.isfinite(bias)):
+        return None
+    share = abs(bias) / abs(value) if value else math.inf if bias else 0.0
+    if share < BIAS_SHARE and n >= floor:
+        return None
+    why = [f"n={n} < {floor}"] if n < floor else []
+    if share >= BIAS_SHARE:
+        why.append(f"jackknife bias {bias:+.3f} is {share:.0%} of the value")
+    return Flag("plug-in-bias", on, f"{'; '.join(why)}: a plug-in estimate at this n is biased")
+
+
+def plug_in_flags(row: Mapping[str, Any], floors: Mapping[str, int]) -> list[Flag]:
+    """:func:`plug_in_bias` for each estimate ``row[key]`` (``{value, n, bias}``) of
+    ``floors`` (key → its floor of n); estimates without a bias are skipped."""
+    out = []
+    for key, floor in floors.items():
+        d = row.get(key)
+        if not isinstance(d, Mapping) or d.get("value") is None or d.get("bias") is None:
+            continue
+        f = plug_in_bias(float(d["value"]), float(d["bias"]), int(d["n"]), key, floor)
+        if f is not None:
+            out.append(f)
+    return out
+
+
+def identical_replies(
+    texts: Iterable[str], on: str = "replies"
+) -> tuple[dict[str, Any], Flag | None]:
+    """The share of replies equal to the most frequent one (``{"share", "n", "top"}``) and a
+    flag when it is :data:`IDENTICAL_SHARE` or more of :data:`MIN_N` replies or more."""
+    counts = Counter(texts)
+    n = sum(counts.values())
+    if not n:
+        return {"share": float("nan"), "n": 0, "top": None}, None
+    top, k = counts.most_common(1)[0]
+    share = k / n
+    stats = {"share": share, "n": n, "top": top[:80]}
+    if n < MIN_N or share < IDENTICAL_SHARE:
+        return stats, None
+    return stats, Flag(
+        "identical-replies",
+        on,
+        f"{k} of {n} replies are the same text: the scores rate one reply, not the system",
+    )
+
+
+def rating_histogram_flag(bins: Mapping[str, int], on: str, who: str = "the judge") -> Flag | None:
+    """A rating histogram where one rating takes :data:`RATING_SHARE` or more of
+    :data:`MIN_N` ratings or more."""
+    n = sum(bins.values())
+    if n < MIN_N:
+        return None
+    rating, k = max(bins.items(), key=lambda kv: kv[1])
+    if k / n < RATING_SHARE:
+        return None
+    return Flag(
+        "constant-rating",
+        on,
+        f"{who} gave rating {rating} to {k} of {n} replies: the mean rating does not separate "
+        "replies",
+    )
+
+
+def answer_distribution(
+    choices: Sequence[int | None], golds: Sequence[int], k: int
+) -> dict[str, Any]:
+    """A multiple-choice system's answers per option beside the gold labels of the same items
+    (options numbered from 1; ``None``: unparseable), and the tests of
+    :func:`answer_distribution_flags`: ``top`` (the most chosen option, its count and gold's
+    share of it, the one-sided exact binomial p that it is chosen no more often than gold) and
+    ``chi2`` (goodness of fit of the answers to gold's shares, add-½ smoothed; ``None`` below
+    :data:`MCQ_TEST_FLOOR` answers)."""
+    answers = [0] * k
+    gold = [0] * k
+    for c, g in zip(choices, golds, strict=True):
+        gold[g] += 1
+        if c is not None:
+            answers[c] += 1
+    parsed = sum(answers)
+    out: dict[str, Any] = {
+        "options": [str(i + 1) for i in range(k)],
+        "answers": answers,
+        "gold": gold,
+        "unparsed": len(choices) - parsed,
+        "n": len(choices),
+        "top": None,
+        "chi2": None,
+    }
+    if not parsed or not golds:
+        return out
+    from scipy import stats  # imported here: scipy costs ~0.3 s at start-up
+
+    top = max(range(k), key=lambda i: answers[i])
+    p0 = gold[top] / len(golds)
+    p = float(stats.binom.sf(answers[top] - 1, parsed, p0)) if p0 < 1 else 1.0
+    out["top"] = {"option": top + 1, "count": answers[top], "gold_share": p0, "p": p}
+    used = [i for i in range(k) if gold[i]]
+    within = sum(answers[i] for i in used)
+    if within >= MCQ_TEST_FLOOR and len(used) > 1:
+        expected = [gold[i] / len(golds) * within for i in used]
+        chi2 = stats.chisquare([answers[i] for i in used], expected)
+        out["chi2"] = {
+            "statistic": float(chi2.statistic),
+            "p": float(chi2.pvalue),
+            "concentration": _hhi(answers),
+            "gold_concentration": _hhi(gold),
+        }
+    return out
+
+
+def answer_distribution_flags(dist: Mapping[str, Any], on: str) -> list[Flag]:
+    """Flags for :func:`answer_distribution`:
+
+    - ``one-option``: every parsed answer names one option while gold does not, or the most
+      chosen option takes more than half of the parsed answers and more than gold gives it
+      beyond chance (exact binomial test, one-sided, p < :data:`ALPHA`);
+    - ``skewed-answers``: over the options gold uses, the answers differ from gold's shares
+      beyond chance (chi-square goodness of fit, p < :data:`ALPHA`), and they are more
+      concentrated than gold (Herfindahl index): a system that leans on some options. A
+      uniform guesser is about as concentrated as gold or less (answers on an option gold
+      never uses, e.g. 「該当なし」, are no lean) and is rarely flagged; a system answering
+      like gold never is.
+    """
+    out: list[Flag] = []
+    top, parsed = dist["top"], sum(dist["answers"])
+    if top is None or parsed < MIN_N:
+        return out
+    share = top["count"] / parsed
+    constant = top["count"] == parsed and max(dist["gold"]) < sum(dist["gold"])
+    if constant or (share > 0.5 and top["p"] < ALPHA):
+        how = "every answer" if constant else f"{top['count']} of {parsed} answers"
+        out.append(
+            Flag(
+                "one-option",
+                on,
+                f"{how} named option {top['option']} (gold: {top['gold_share']:.0%} of "
+                f"{sum(dist['gold'])}; exact binomial p={top['p']:.1g}): the score reflects a "
+                "fixed answer, not reading",
+            )
+        )
+        return out
+    chi2 = dist["chi2"]
+    if chi2 and chi2["p"] < ALPHA and chi2["concentration"] > chi2["gold_concentration"]:
+        out.append(
+            Flag(
+                "skewed-answers",
+                on,
+                f"answers lean on some options beyond gold's shares (chi-square "
+                f"p={chi2['p']:.1g}): part of the score follows the option order",
+            )
+        )
+    return out
+
+
+def _hhi(counts: Sequence[int]) -> float:
+    """Herfindahl index of a distribution: the sum of squared shares (1: one option only)."""
+    total = sum(counts)
+    return sum((c / total) ** 2 for c in counts) if total else float("nan")
