@@ -155,7 +155,7 @@ def _split_tables(report: dict[str, Any]) -> list[Table]:
     name = report["annotator"]
     main = report["sequence"][name]
     split = report.get("split")
-    head = f"[{split} held-out split] " if split else ""
+    head = f"({split} held-out split) " if split else ""
     per = Table(
         title=f"{head}{name}: per act over WED-aligned steps (n={main['n_steps']} gold steps, "
         f"{main['n_replies']} replies)",
