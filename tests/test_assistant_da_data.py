@@ -36,7 +36,12 @@ def _labelled(output: dict[str, Any], acts: dict[str, Any], where: str) -> list[
 
 
 @pytest.mark.parametrize(
-    ("name", "prefix", "least"), [(offline.TRAIN, "at", 600), (offline.HELD_OUT, "ah", 100)]
+    ("name", "prefix", "least"),
+    [
+        (offline.TRAIN, "at", 600),
+        (offline.HELD_OUT, "ah", 100),
+        (offline.VARIED_HELD_OUT, "aw", 80),
+    ],
 )
 def test_labelled_replies(name: str, prefix: str, least: int) -> None:
     rows = _rows(name)
@@ -51,9 +56,28 @@ def test_labelled_replies(name: str, prefix: str, least: int) -> None:
         assert min(counts.values()) >= 40, counts
 
 
-def test_alternatives() -> None:
-    rows = _rows(offline.ALTERNATIVES)
-    assert len(rows) >= 50
+def test_varied_split_asks_many_questions_in_many_ways() -> None:
+    """Issue 26: the varied held-out split has at least 25 Question steps, and its questions end
+    in ？, in か。 and in nothing (speech transcripts)."""
+    questions = [
+        s["sentence"]
+        for r in _rows(offline.VARIED_HELD_OUT)
+        for s in r["output_dialogue_acts"]["steps"]
+        if s["act"] == "Question"
+    ]
+    assert len(questions) >= 25
+    endings = Counter(
+        "?" if q[-1] in "?？" else "." if q[-1] == "。" else "none" for q in questions
+    )
+    assert min(endings[k] for k in ("?", ".", "none")) >= 5, endings
+
+
+@pytest.mark.parametrize(
+    ("name", "least"), [(offline.ALTERNATIVES, 50), (offline.VARIED_ALTERNATIVES, 25)]
+)
+def test_alternatives(name: str, least: int) -> None:
+    rows = _rows(name)
+    assert len(rows) >= least
     kinds: Counter[str] = Counter()
     for r in rows:
         variants = r["alternatives"]
@@ -72,9 +96,16 @@ def test_no_overlap_with_the_benchmark_items() -> None:
     texts = {r["output"]["text"] for r in mine}
     assert not texts & bench_texts
     alt_texts = {
-        v["output"]["text"] for r in _rows(offline.ALTERNATIVES) for v in r["alternatives"]
+        v["output"]["text"]
+        for name in (offline.ALTERNATIVES, offline.VARIED_ALTERNATIVES)
+        for r in _rows(name)
+        for v in r["alternatives"]
     }
     assert not alt_texts & bench_texts
     train = {r["output"]["text"] for r in _rows(offline.TRAIN)}
-    held = {r["output"]["text"] for r in _rows(offline.HELD_OUT)} | alt_texts
+    held = {
+        r["output"]["text"]
+        for name in (offline.HELD_OUT, offline.VARIED_HELD_OUT)
+        for r in _rows(name)
+    } | alt_texts
     assert not train & held

@@ -258,3 +258,21 @@ def test_offline_tagger() -> None:
     assert seq.acts == ["Commissive", "Question"]
     assert sum(s.importance for s in seq.steps) == pytest.approx(1.0)
     assert seq.steps[0].importance > seq.steps[1].importance
+
+
+def test_split_sentences_of_an_unpunctuated_transcript() -> None:
+    # a speech assistant's reply: sentences end at a space after a sentence-final kana, but a
+    # short opener (はい) stays with its sentence and a space inside Latin text splits nothing
+    assert split_sentences("タイマーをセットしました 名前を付けますか") == [
+        "タイマーをセットしました",
+        "名前を付けますか",
+    ]
+    assert split_sentences("はい 持っていったほうがいいです") == ["はい 持っていったほうがいいです"]
+    assert split_sentences("`a[::-1]` か `reversed(a)` を使います。") == [
+        "`a[::-1]` か `reversed(a)` を使います。"
+    ]
+    assert split_sentences("予定は2件です。\n- 10時 会議\n- 15時 歯医者") == [
+        "予定は2件です。",
+        "- 10時 会議",
+        "- 15時 歯医者",
+    ]

@@ -17,7 +17,11 @@ Blocks of one feature row (see :class:`FeatureSettings` for the sizes):
    echo (``builtin:parrot``, or a piece of the context + ？) come out as うなずき・おうむ返し;
 5. optional (``use_position``): where the utterance stands in its turn (:data:`POSITION_NAMES`:
    only / first / middle / last sentence, log of the number of sentences), for taxonomies
-   tagged sentence by sentence (seed 000 §3.2: a reply is a sequence of acts).
+   tagged sentence by sentence (seed 000 §3.2: a reply is a sequence of acts);
+6. optional (``use_endings``): the sentence-final form apart from its closing punctuation
+   and of the context (:mod:`.da_sentence_endings`), hashed into ``2**ending_bits`` columns
+   scaled by ``ending_scale``: 〜ますか？, 〜ますか。 and an unpunctuated 〜ますか share their
+   ending.
 
 The hash is CRC-32 of the UTF-8 n-gram (not Python's ``hash``, which changes between
 processes), so the same text gives the same columns everywhere. The idf vectors are fitted
@@ -36,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from taiwa.annotators.da_sentence_endings import ending_columns
 from taiwa.text.normalize import nfkc
 
 EXTRA_NAMES = (
@@ -74,6 +79,9 @@ class FeatureSettings:
     use_context: bool = True
     use_extras: bool = True
     use_position: bool = False
+    use_endings: bool = False
+    ending_bits: int = 10
+    ending_scale: float = 1.0
 
     @property
     def n_reply(self) -> int:
@@ -86,7 +94,8 @@ class FeatureSettings:
     @property
     def n_features(self) -> int:
         n = self.n_reply + self.n_context + self.vector_dim + len(EXTRA_NAMES)
-        return n + (len(POSITION_NAMES) if self.use_position else 0)
+        n += len(POSITION_NAMES) if self.use_position else 0
+        return n + ((1 << self.ending_bits) if self.use_endings else 0)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -266,6 +275,7 @@ class Featurizer:
         if s.use_position and (positions is None or len(positions) != len(replies)):
             raise ValueError("positions: one (index, count) per reply expected")
         off_p = s.n_reply + s.n_context + s.vector_dim + len(EXTRA_NAMES)
+        off_e = off_p + (len(POSITION_NAMES) if s.use_position else 0)
         n = len(replies)
         indptr = [0]
         indices: list[int] = []
@@ -288,6 +298,12 @@ class Featurizer:
                     if v:
                         indices.append(off_p + j)
                         data.append(v)
+            if s.use_endings:
+                for col, v in sorted(
+                    ending_columns(rep, ctx, s.ending_bits, s.ending_scale).items()
+                ):
+                    indices.append(off_e + col)
+                    data.append(v)
             indptr.append(len(indices))
         x = sp.csr_matrix(
             (np.array(data, dtype=np.float64), np.array(indices, dtype=np.int64), indptr),

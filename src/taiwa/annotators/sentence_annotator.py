@@ -2,12 +2,14 @@
 
 A reply becomes a DA sequence with importances, without an LLM (``--annotator offline``):
 
-1. the reply is split into functional sentences (after 。！？!?, not inside a closing quote:
+1. the reply is split into functional sentences (after 。！？!?, not inside a closing quote, at
+   line breaks, and at a space ending a spoken sentence of an unpunctuated transcript:
    :func:`split_sentences`);
 2. each sentence gets an act from the shared classifier (:mod:`.da_classifier`: hashed
    character n-gram TF-IDF of the sentence and of the user's utterance, mean ja-ginza vector,
-   overlap features, and the sentence's position in the reply), trained on labelled replies the
-   caller hands in with its taxonomy;
+   overlap features, the sentence's position in the reply and, optionally, its sentence-final
+   form apart from its punctuation), trained on labelled replies the caller hands in with its
+   taxonomy;
 3. each sentence gets a raw weight from :class:`ImportanceModel` (act × position priors fitted
    on the training replies, backed off to the act's prior when a cell has few examples), and
    the weights are renormalised to sum 1 (seed 000 eq. 3).
@@ -31,14 +33,30 @@ if TYPE_CHECKING:
     from taiwa.annotators.da_classifier import DAClassifier, Example
 
 _SPLIT = re.compile(r"(?<=[。！？!?])(?![」』）)\"'!?！？])\s*|\n+")
+_SPOKEN = re.compile(r"(?<=[すたかねよいだんうるろ])[ \u3000]+(?=[\u3040-\u30ff\u4e00-\u9fff])")
+"""A space after a sentence-final kana and before Japanese text: where a transcript without
+punctuation (a speech assistant's reply) ends a sentence."""
+MIN_SPOKEN = 4
+"""Characters a piece must have before :data:`_SPOKEN` ends it (``はい 〜`` stays whole)."""
 
 SHRINK = 3.0
 """Pseudo-count pulling an act × position cell towards its act's prior."""
 
 
 def split_sentences(text: str) -> list[str]:
-    """Functional sentences of a reply, in order."""
-    return [s.strip() for s in _SPLIT.split(text) if s and s.strip()]
+    """Functional sentences of a reply, in order: after 。！？!? (not inside a closing quote), at
+    line breaks, and at a space that ends a spoken sentence (:data:`_SPOKEN`)."""
+    out: list[str] = []
+    for piece in _SPLIT.split(text):
+        piece = piece.strip() if piece else ""
+        start = 0
+        for m in _SPOKEN.finditer(piece):
+            if m.start() - start >= MIN_SPOKEN:
+                out.append(piece[start : m.start()])
+                start = m.end()
+        if piece[start:]:
+            out.append(piece[start:])
+    return out
 
 
 def position_class(index: int, count: int) -> str:
@@ -171,8 +189,10 @@ def train_sentence_annotator(
     acts: Sequence[str],
     taxonomy: str,
     l2: float | None = None,
+    endings: bool = False,
 ) -> tuple[SentenceAnnotator, dict[str, Any]]:
-    """Fit the classifier (seed 002 §5.2's recipe, with position features) and the importance
+    """Fit the classifier (seed 002 §5.2's recipe, with position features and, with
+    ``endings``, sentence-final form features: :mod:`.da_sentence_endings`) and the importance
     model on ``train``; returns the annotator and the training info."""
     from taiwa.annotators.da_classifier import fit
     from taiwa.annotators.da_classifier_features import FeatureSettings
@@ -181,7 +201,10 @@ def train_sentence_annotator(
     if unknown:
         raise ValueError(f"acts not in {taxonomy}: {', '.join(unknown)}")
     classifier, info = fit(
-        sentence_examples(train), acts, FeatureSettings(use_position=True), l2=l2
+        sentence_examples(train),
+        acts,
+        FeatureSettings(use_position=True, use_endings=endings),
+        l2=l2,
     )
     classifier.taxonomy = taxonomy
     return SentenceAnnotator(classifier, ImportanceModel.fit(train)), info

@@ -73,17 +73,17 @@ def messages(item: DAResponseItem, mode: str = "text") -> list[ChatMessage]:
 
 class AnnotatorValidator:
     """``taiwa validate annotator`` (:mod:`.validate`); default data: the bundled held-out
-    replies and gold-vs-flawed items of the offline annotator."""
+    replies and gold-vs-flawed items of the offline annotator, both splits (reported apart)."""
 
     def default_data(self) -> list[Path]:
-        from taiwa.benchmarks.da_response.offline import held_out_files
+        from taiwa.benchmarks.da_response.offline import SPLITS, split_files
 
-        return held_out_files()
+        return [path for split in SPLITS for path in split_files(split)]
 
     def validate(self, spec: str, data: Sequence[Path], seed: int) -> dict[str, Any]:
-        from taiwa.benchmarks.da_response.validate import validate_annotator
+        from taiwa.benchmarks.da_response.validate import validate_by_split
 
-        return validate_annotator(spec, data, seed)
+        return validate_by_split(spec, data, seed)
 
     def tables(self, report: Mapping[str, Any]) -> list[Any]:
         from taiwa.benchmarks.da_response.validate import report_tables

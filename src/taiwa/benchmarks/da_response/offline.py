@@ -3,8 +3,12 @@
 act × position importance model (:mod:`taiwa.annotators.sentence_annotator`).
 
 Training data: ``data/samples/assistant_da/train.jsonl`` (team-written replies labelled one
-step per sentence, separate from the 60 benchmark items); held-out figures on
-``assistant_da/heldout.jsonl`` and the gold-vs-flawed ``assistant_da/alternatives.jsonl``.
+step per sentence, separate from the 60 benchmark items); held-out figures on two splits,
+reported apart: ``tidy`` (``assistant_da/heldout.jsonl`` and the gold-vs-flawed
+``assistant_da/alternatives.jsonl``, written like the training set) and ``varied`` (issue 26:
+``assistant_da/varied_heldout.jsonl`` and ``assistant_da/varied_alternatives.jsonl``: casual
+and polite assistants, unpunctuated speech transcripts, questions ending in か。 or in nothing,
+clarifying questions mid-reply, lists and markdown, long and short replies).
 The weights ship as ``data/models/da_assistant7.npz`` + ``.json``. Rebuild, check and print
 them with ``python -m taiwa.benchmarks.da_response.offline --train|--check|--evaluate``.
 """
@@ -31,6 +35,10 @@ MODEL_NAME = "da_assistant7"
 TRAIN = "assistant_da/train.jsonl"
 HELD_OUT = "assistant_da/heldout.jsonl"
 ALTERNATIVES = "assistant_da/alternatives.jsonl"
+VARIED_HELD_OUT = "assistant_da/varied_heldout.jsonl"
+VARIED_ALTERNATIVES = "assistant_da/varied_alternatives.jsonl"
+SPLITS = {"tidy": (HELD_OUT, ALTERNATIVES), "varied": (VARIED_HELD_OUT, VARIED_ALTERNATIVES)}
+"""The bundled held-out splits, each reported apart by ``taiwa validate annotator``."""
 FIXED_ACT = "Inform"
 """The act of the 'one act per sentence' baseline: a reply's sentences informing by default."""
 
@@ -69,7 +77,7 @@ def train(out_dir: Path | None = None) -> tuple[SentenceAnnotator, dict[str, Any
     path = sample_file(TRAIN)
     sha = hashlib.sha256(path.read_bytes()).hexdigest()
     replies, _ = load_labelled([path])
-    annotator, info = train_sentence_annotator(replies, acts(), TAXONOMY)
+    annotator, info = train_sentence_annotator(replies, acts(), TAXONOMY, endings=True)
     if hashlib.sha256(path.read_bytes()).hexdigest() != sha:
         raise TaiwaError(f"{path} changed while the model was trained on it: train again")
     annotator.classifier.meta = {
@@ -81,9 +89,11 @@ def train(out_dir: Path | None = None) -> tuple[SentenceAnnotator, dict[str, Any
         },
         "training": info,
     }
-    report = validate_annotator(annotator, held_out_files())
-    report["files"] = [HELD_OUT, ALTERNATIVES]
-    annotator.classifier.meta["held_out"] = report
+    for key, split in (("held_out", "tidy"), ("held_out_varied", "varied")):
+        report = validate_annotator(annotator, split_files(split))
+        report["files"] = list(SPLITS[split])
+        annotator.classifier.meta[key] = report
+    report = annotator.classifier.meta["held_out"]
     if out_dir is not None:
         annotator.save(out_dir, MODEL_NAME)
     return annotator, report
@@ -96,24 +106,39 @@ def annotator_summary(spec: str) -> dict[str, Any]:
     if spec != "offline":
         return {"spec": spec, "validated": None}
     ann = default_annotator()
-    held = ann.classifier.meta["held_out"]
-    seq = held["sequence"][held["annotator"]]
-    ranking = held["ranking"].get(held["annotator"], {}).get("all", {})
-    return {
-        "spec": spec,
-        "name": ann.name,
-        "validated": {
+    meta = ann.classifier.meta
+    out: dict[str, Any] = {"spec": spec, "name": ann.name}
+    for key, label in (("held_out", "validated"), ("held_out_varied", "validated_varied")):
+        held = meta[key]
+        seq = held["sequence"][held["annotator"]]
+        ranking = held["ranking"].get(held["annotator"], {}).get("all", {})
+        out[label] = {
             "files": [Path(f).name for f in held["files"]],
             "macro_f1": seq["macro_f1"],
             "wed": seq["wed"],
             "exact_sequence": seq["exact_sequence"],
             "gold_first": ranking.get("gold_first"),
-        },
-    }
+        }
+    return out
+
+
+def split_files(split: str) -> list[Path]:
+    """The files of a bundled held-out split (:data:`SPLITS`)."""
+    return [sample_file(name) for name in SPLITS[split]]
 
 
 def held_out_files() -> list[Path]:
-    return [sample_file(HELD_OUT), sample_file(ALTERNATIVES)]
+    """The tidy split's files (the figures a run's summary names first)."""
+    return split_files("tidy")
+
+
+def split_of(path: Path) -> str | None:
+    """The bundled split ``path`` belongs to (``None``: a file of the user's)."""
+    resolved = path.resolve()
+    for split in SPLITS:
+        if resolved in {p.resolve() for p in split_files(split)}:
+            return split
+    return None
 
 
 def differences(fresh: SentenceAnnotator, shipped: SentenceAnnotator) -> list[str]:
@@ -129,10 +154,9 @@ def differences(fresh: SentenceAnnotator, shipped: SentenceAnnotator) -> list[st
         "importance"
     ):
         out.append("importance model differs")
-    if json.loads(json.dumps(fresh.classifier.meta["held_out"])) != shipped.classifier.meta.get(
-        "held_out"
-    ):
-        out.append("held-out figures differ")
+    for key in ("held_out", "held_out_varied"):
+        if json.loads(json.dumps(fresh.classifier.meta[key])) != shipped.classifier.meta.get(key):
+            out.append(f"{key.replace('_', '-')} figures differ")
     return out
 
 

@@ -6,7 +6,10 @@ variant of every gold-vs-flawed item in the files (:mod:`.labelled`); the figure
 (:mod:`taiwa.annotators.validation`) are printed beside two trivial annotators: on each
 sentence the files' most frequent gold act at that position (only / first / middle / last), and
 one ``Inform`` per sentence, both with equal importances. The offline annotator's figures on
-the bundled held-out files ship in its sidecar (``held_out``), so a run's summary can name them.
+the bundled held-out files ship in its sidecar (``held_out``, ``held_out_varied``), so a run's
+summary can name them. Files of different bundled splits (``tidy``, ``varied``:
+:data:`~taiwa.benchmarks.da_response.offline.SPLITS`) are validated and printed apart
+(:func:`validate_by_split`).
 """
 
 from __future__ import annotations
@@ -99,6 +102,26 @@ def validate_annotator(
     return report
 
 
+def validate_by_split(
+    spec: str | SentenceAnnotator, paths: Sequence[Path], seed: int = 0
+) -> dict[str, Any]:
+    """:func:`validate_annotator` on each bundled split among ``paths`` apart (a user's files
+    together, as one more split). The report is the first split's, with its name under
+    ``split`` and the other splits' reports under ``splits``."""
+    from taiwa.benchmarks.da_response.offline import split_of
+
+    groups: dict[str | None, list[Path]] = {}
+    for path in paths:
+        groups.setdefault(split_of(path), []).append(path)
+    reports = [
+        {**validate_annotator(spec, files, seed), "split": split} for split, files in groups.items()
+    ]
+    first = reports[0]
+    if len(reports) > 1:
+        first["splits"] = {r["split"] or "given": r for r in reports[1:]}
+    return first
+
+
 def _rankings(groups: Sequence[Group], seqs: dict[str, DASequence | None]) -> list[Ranking]:
     from taiwa.metrics.da_sequence import wed
 
@@ -116,15 +139,25 @@ def _rankings(groups: Sequence[Group], seqs: dict[str, DASequence | None]) -> li
 
 
 def report_tables(report: dict[str, Any]) -> list[Table]:
-    """The per-act table of the annotator, then every figure beside the baselines."""
+    """The per-act table of the annotator, then every figure beside the baselines; each
+    split of :func:`validate_by_split` apart, its name heading its tables."""
+    tables = _split_tables(report)
+    for sub in report.get("splits", {}).values():
+        tables += _split_tables(sub)
+    return tables
+
+
+def _split_tables(report: dict[str, Any]) -> list[Table]:
     from rich.table import Table
 
     from taiwa.tables import ci_cell, confusion_table
 
     name = report["annotator"]
     main = report["sequence"][name]
+    split = report.get("split")
+    head = f"({split} held-out split) " if split else ""
     per = Table(
-        title=f"{name}: per act over WED-aligned steps (n={main['n_steps']} gold steps, "
+        title=f"{head}{name}: per act over WED-aligned steps (n={main['n_steps']} gold steps, "
         f"{main['n_replies']} replies)",
         title_justify="left",
     )
@@ -141,7 +174,7 @@ def report_tables(report: dict[str, Any]) -> list[Table]:
             *(f"{report['sequence'][k]['per_act'][act]['f1']:.3f}" for k in others),
         )
     conf = confusion_table(main["confusion"])
-    side = Table(title="beside the trivial baselines", title_justify="left", show_lines=True)
+    side = Table(title=f"{head}beside the trivial baselines", title_justify="left", show_lines=True)
     for col in ("annotator", "macro-F1", "WED vs gold ↓", "deletion", "insertion", "exact seq ↑"):
         side.add_column(col, justify="left" if col == "annotator" else "right")
     has_ranking = bool(report["ranking"])
@@ -162,7 +195,7 @@ def report_tables(report: dict[str, Any]) -> list[Table]:
         side.add_row(*cells)
     tables = [per, conf, side]
     if has_ranking:
-        kinds = Table(title="gold ranked first, by kind of flaw", title_justify="left")
+        kinds = Table(title=f"{head}gold ranked first, by kind of flaw", title_justify="left")
         kinds.add_column("annotator")
         flaws = list(report["ranking"][name]["by_kind"])
         for k in flaws:
