@@ -46,7 +46,7 @@ def automatic_table(summary: Mapping[str, Any]) -> Table:
     for system, b in summary["systems"].items():
         ex = b["extracted"]
         t.add_row(
-            clip(system, 24),
+            clip(system),
             f"{ex['ok']}/{ex['n']}",
             ci_cell(b.get("single"), 2),
             ci_cell(b.get("pairwise"), 2),
@@ -62,7 +62,7 @@ def win_rate_table(w: Mapping[str, Any]) -> Table:
     t = Table(title="pairwise: P(row wins against column)", title_justify="left")
     t.add_column("winner", no_wrap=True)
     for s in systems:
-        t.add_column(clip(s, 14), justify="right")
+        t.add_column(clip(s), justify="right")
     for r in systems:
         cells = []
         for c in systems:
@@ -71,7 +71,7 @@ def win_rate_table(w: Mapping[str, Any]) -> Table:
                 continue
             win, tie = w["wins"][r][c], w["ties"][r][c]
             cells.append("–" if not win["n"] else f"{win['value']:.0%} (tie {tie['value']:.0%})")
-        t.add_row(clip(r, 24), *cells)
+        t.add_row(clip(r), *cells)
     t.caption = "both orders judged; a verdict that flips with the order is a tie"
     return t
 
@@ -96,7 +96,7 @@ def task_table(summary: Mapping[str, Any]) -> Table:
             if single is not None:
                 cell += f"\nsingle {ci_cell(single, 2).split(chr(10))[0]}"
             cells.append(cell)
-        t.add_row(clip(system, 24), *cells)
+        t.add_row(clip(system), *cells)
     diff = a.get("task_difficulty")
     if diff:
         row = [ci_cell(diff["tasks"].get(task), 2) for task in tasks]
@@ -119,7 +119,7 @@ def ranking_table(a: Mapping[str, Any]) -> Table:
         t.add_column(EVALUATIONS[e], justify="right")
     systems = list(dict.fromkeys(s for e in evaluations for s in ranks[e]))
     for s in systems:
-        t.add_row(clip(s, 24), *(f"{ranks[e][s]:g}" if s in ranks[e] else "–" for e in evaluations))
+        t.add_row(clip(s), *(f"{ranks[e][s]:g}" if s in ranks[e] else "–" for e in evaluations))
     for pair, c in a.get("consistency", {}).items():
         x, y = pair.split("~")
         t.add_row(
@@ -136,7 +136,7 @@ def human_table(h: Mapping[str, Any]) -> Table:
         t.add_column(name, justify="left" if name == "system" else "right")
     for system, v in h["mean_ranks"].items():
         t.add_row(
-            clip(system, 24),
+            clip(system),
             ci_cell(v["mean_rank"], 2),
             f"{v['median']:g}",
             f"{v['variance']:.2f}",
