@@ -4,9 +4,11 @@ Every console of the CLI (:func:`make_console`) carries a render hook that lays 
 ``rich`` table it prints before rich does (:func:`fit_table`): no name is broken mid-word and
 no column is lost or cut with an ellipsis. Names (no-wrap columns) and numbers (right-aligned
 columns) keep their whole lines, text columns wrap between words (Japanese text between any
-two characters); when even that is too wide, the table is stacked: its first column (the row
-names) repeated beside as many of the other columns as fit, part after part. Only the
-terminal's layout changes: the report renders the method's tables itself, cell for cell.
+two characters). The first layout that fits is printed: the table as it is; compact (no
+vertical rules or edge); its text wrapped, boxed then compact; else stacked: its first column
+(the row names) repeated beside as many of the other columns as fit, part after part, the
+title above the first part and the caption below the last. Only the terminal's layout
+changes: the report renders the method's tables itself, cell for cell.
 """
 
 from __future__ import annotations
