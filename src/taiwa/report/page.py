@@ -163,16 +163,17 @@ def method_html(name: str, runs: Sequence[RunData], counter: list[int]) -> Html:
         parts.append(tag("h3", f"run {run.path}", id=f"run-{counter[0]}"))
         parts += [renderable_html(t) for t in tables]
         if section.figures:
-            figs = []
+            figs, undrawn = [], []
             for fig in section.figures:
                 counter[0] += 1
                 if not fig.drawn:  # one line saying why, not empty axes
-                    parts.append(tag("p", tag("b", fig.title), ": ", fig.reason, cls="nofigure"))
+                    undrawn.append(tag("p", tag("b", fig.title), ": ", fig.reason, cls="nofigure"))
                     continue
                 caption = tag("figcaption", tag("b", fig.title), " ", fig.caption)
                 figs.append(tag("figure", inline_svg(fig.svg, f"f{counter[0]}"), caption))
             if figs:
                 parts.append(Html(f'<div class="figures">{join(figs)}</div>'))
+            parts += undrawn
         if section.examples:
             parts.append(tag("h4", "examples"))
             parts += [renderable_html(e) for e in section.examples]
