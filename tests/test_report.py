@@ -41,13 +41,13 @@ def test_every_method_has_its_tables_and_figures(page: str) -> None:
     assert list(sections) == METHODS
     figures = {m: s.count("<figure>") for m, s in sections.items()}
     # da-response: breakdown (one per run); chitchat: win rates, ROUGE-L and single per
-    # task, human ranks; da-distribution: acts, transitions, consistency; cohesion: shares,
-    # precision/recall, per-dialogue scatter; intent: accuracies, stability
+    # task, human ranks; da-distribution: acts, one lift heatmap per system (3), consistency;
+    # cohesion: shares, precision/recall, per-dialogue scatter; intent: accuracies, stability
     assert figures == {
         "prompts": 1,
         "da-response": 2,
         "chitchat": 4,
-        "da-distribution": 3,
+        "da-distribution": 5,
         "cohesion": 3,
         "intent": 2,
     }
@@ -296,3 +296,177 @@ def test_joined_runs_keep_what_their_titles_say() -> None:
     ]
     same = join_tables(["a", "b"], [table(t1, "demo"), table(t1, "parrot")])
     assert same.title == t1 and [h.plain for h in same.headers] == ["run", "system"]
+
+
+# -- issue 24: charts that cannot mislead -------------------------------------------------------
+
+CHART_GEOMETRY = """JSON.stringify([...document.querySelectorAll("figure svg")].map(svg => {
+    const box = svg.getBoundingClientRect();
+    const scale = box.width / svg.viewBox.baseVal.width;
+    const rect = e => { const r = e.getBoundingClientRect();
+                        return [r.left, r.top, r.right, r.bottom]; };
+    return {
+        method: svg.closest("section").dataset.method,
+        title: svg.closest("figure").querySelector("figcaption b").innerText,
+        fonts: [...svg.querySelectorAll("text")].map(
+            t => parseFloat(getComputedStyle(t).fontSize) * scale * 72 / 96),
+        legends: [...svg.querySelectorAll('g[id*="legend_"]')].map(rect),
+        axes: [...svg.querySelectorAll('g[id*="axes_"]')].map(
+            a => rect(a.querySelector('g[id*="patch_"]'))),
+    };
+}))"""
+
+
+def _overlap(a: list[float], b: list[float]) -> float:
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    return max(0.0, w) * max(0.0, h)
+
+
+def test_charts_fonts_and_legends_in_chromium(runs: dict[str, Path], page: str) -> None:
+    """Every chart as Chromium draws it at the page's width: no text below 8 pt, and every
+    legend outside every axes (so it covers no bar, line or cell); the da-distribution charts
+    are kept as screenshots in tests/artifacts/ (the act distribution and the parrot's lift
+    heatmap, whose lifts of 1.0 must look unlike its cells with no transition)."""
+    from browser import Browser
+
+    path = runs["cohesion"].parent / "report.html"
+    with Browser() as b:
+        b.open(path.as_uri())
+        charts = json.loads(b.evaluate(CHART_GEOMETRY))
+        shots = {
+            name: _figure_shot(b, title, ARTIFACTS / f"chart-{name}.png")
+            for name, title in (
+                ("acts", "act distribution per system"),
+                ("lift-parrot", "transition lift (seed 002 Fig. 2): builtin:parrot"),
+            )
+        }
+    assert len(charts) == 17  # as counted per method above
+    for c in charts:
+        assert min(c["fonts"]) >= 7.95, (c["title"], min(c["fonts"]))
+        for legend in c["legends"]:
+            for axes in c["axes"]:
+                assert _overlap(legend, axes) < 1.0, (c["title"], legend, axes)
+    assert sum(bool(c["legends"]) for c in charts) >= 8  # the charts with several series
+    # the parrot only ever answers with one act: its panel holds lifts of exactly 1.0 (the
+    # scale's white) and cells with no transition (grey hatching), both plainly visible
+    pixels = _colours(shots["lift-parrot"])
+    white_cells = sum(n for rgb, n in pixels.items() if all(abs(c - 247) <= 3 for c in rgb))
+    hatch = sum(n for rgb, n in pixels.items() if rgb in {(228, 228, 228), (154, 154, 154)})
+    assert white_cells > 1500 and hatch > 5000, (white_cells, hatch)
+
+
+def _figure_shot(b: object, title: str, out: Path) -> Path:
+    """A screenshot of the figure whose caption starts with ``title``."""
+    import base64
+
+    rect = json.loads(
+        b.evaluate(  # type: ignore[attr-defined]
+            f"""JSON.stringify((() => {{
+            const f = [...document.querySelectorAll("figure")].find(
+                f => f.querySelector("figcaption b").innerText.startsWith({json.dumps(title)}));
+            const r = f.getBoundingClientRect();
+            return {{x: r.left + scrollX, y: r.top + scrollY, width: r.width, height: r.height,
+                     scale: 1}};
+        }})())"""
+        )
+    )
+    data = b.call(  # type: ignore[attr-defined]
+        "Page.captureScreenshot", session=True, format="png", clip=rect, captureBeyondViewport=True
+    )["data"]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_bytes(base64.b64decode(data))
+    return out
+
+
+def _colours(png: Path) -> dict[tuple[int, int, int], int]:
+    from PIL import Image
+
+    with Image.open(png) as im:
+        counts = im.convert("RGB").getcolors(maxcolors=1 << 20) or []
+    return {rgb: n for n, rgb in counts}
+
+
+def test_lift_heatmaps_share_one_scale_and_mark_missing_cells() -> None:
+    from taiwa.benchmarks.da_distribution.report import lift_figures
+
+    def block(lift: list[list[float | None]]) -> dict[str, object]:
+        counts = [[0 if v is None else 3 for v in row] for row in lift]
+        return {"transitions": {"labels": ["質問", "応答"], "lift": lift, "counts": counts}}
+
+    systems = {
+        "a": block([[1.0, None], [1.0, None]]),  # every lift exactly 1: white, not blank
+        "b": block([[0.5, 3.0], [1.2, 0.8]]),
+        "c": block([[None, None], [None, None]]),  # nothing to draw
+    }
+    figs = lift_figures(systems)
+    assert [f.drawn for f in figs] == [True, True, False]
+    assert "not drawn" in figs[2].reason
+    # one scale: the bound of b (3) names both drawn panels' colour bars
+    assert all("(1/3 to 3)" in f.caption for f in figs[:2])
+    for f in figs[:2]:  # both colour bars run from 1/2 through 1 to 2 (ticks in powers of 2)
+        assert all(f"{tick}</text>" in f.svg for tick in ("1/2", "1", "2"))
+        assert "<pattern" in f.svg  # no transition: grey hatching, not a colour of the scale
+
+
+def test_a_chart_with_nothing_to_draw_is_one_line(tmp_path: Path) -> None:
+    """intent at n=5 has no prefix size below the full set: one line says so, no empty axes."""
+    from report_runs import _run
+
+    run = _run(tmp_path / "intent5", "intent", models=["builtin:random"], limit=5)
+    html = write_report([run]).read_text("utf-8")
+    section = _sections(html)["intent"]
+    assert section.count("<figure>") == 1  # the accuracies only
+    line = re.search(r'<p class="nofigure"><b>stability over prefix size[^<]*</b>: ([^<]*)</p>',
+                     section)  # fmt: skip
+    assert line and "not drawn: 5 items" in line.group(1)
+
+
+def test_combined_tables_say_when_item_sets_differ(runs: dict[str, Path], tmp_path: Path) -> None:
+    from report_runs import _run
+
+    small = _run(
+        tmp_path / "da-response" / "three",
+        "da-response",
+        models=["builtin:parrot"],
+        limit=3,
+        cache_dir=tmp_path / ".cache",
+    )
+    same = write_report([runs["da-response"], runs["da-response-2"]], tmp_path / "same.html")
+    assert "not on the same items" not in same.read_text("utf-8")
+    html = write_report([runs["da-response"], small], tmp_path / "differ.html").read_text("utf-8")
+    merged = html.split("all 2 runs", 1)[1].split("<h3", 1)[0]
+    assert "note: the runs were not on the same items" in merged
+    assert "fixed: 8 items of gold.jsonl (--limit 8)" in merged
+    assert "three: 3 items of gold.jsonl (--limit 3)" in merged
+    from taiwa.report.leaderboard import write_leaderboard
+
+    shutil.copytree(runs["da-response"], tmp_path / "da-response" / "fixed")
+    _, md = write_leaderboard(tmp_path, tmp_path / "lb.html")
+    assert "not on the same items" in md.read_text("utf-8")
+
+
+def test_joined_titles_keep_their_parentheses() -> None:
+    from taiwa.report.rich_html import TableData, as_text, join_tables
+
+    def table(title: str) -> TableData:
+        return TableData(title, "", [as_text("system")], [[as_text("human")]], ["left"])
+
+    t1 = "cohesion (ginza-vectors(cos>=0.7), d=3, conditions a,b)"
+    t2 = "cohesion (ginza-vectors(cos>=0.7), d=2, conditions a,b)"
+    joined = join_tables(["a", "b"], [table(t1), table(t2)])
+    assert joined.title == "cohesion"
+    assert [r[1].plain for r in joined.rows] == [t1[len("cohesion ") :], t2[len("cohesion ") :]]
+    for text in (joined.title, *(r[1].plain for r in joined.rows)):
+        assert text.count("(") == text.count(")"), text
+
+
+def test_footnotes_match_the_layout(page: str, runs: dict[str, Path], tmp_path: Path) -> None:
+    """Cells show a CI under its value in the terminal and on the page but beside it in
+    Markdown: a footnote names the brackets, never the place."""
+    from taiwa.report.leaderboard import write_leaderboard
+
+    _, md = write_leaderboard(runs["cohesion"].parent, tmp_path / "lb.html")
+    for text in (page, md.read_text("utf-8")):
+        assert not re.search(r"CIs? below", text)
+    assert "CI in brackets" in page

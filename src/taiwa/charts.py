@@ -8,12 +8,24 @@ import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from taiwa.io import atomic_open
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
+
+
+JAPANESE_FONTS = ("IPAGothic", "IPAexGothic", "Noto Sans CJK JP", "Hiragino Sans", "Yu Gothic")
+"""Fonts with Japanese glyphs that matplotlib falls back to when one is installed, so that the
+layout measures Japanese labels as the page will show them (legends, tick labels)."""
+
+
+def _families() -> list[str]:
+    from matplotlib import font_manager
+
+    have = {f.name for f in font_manager.fontManager.ttflist}
+    return ["DejaVu Sans", *(name for name in JAPANESE_FONTS if name in have)]
 
 
 @contextmanager
@@ -22,7 +34,9 @@ def _figure(width: float, height: float) -> Iterator[Figure]:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    with rc_context({"svg.fonttype": "none", "svg.hashsalt": "taiwa"}), warnings.catch_warnings():
+    rc: dict[str, Any] = {"svg.fonttype": "none", "svg.hashsalt": "taiwa"}
+    rc["font.family"] = _families()
+    with rc_context(rc), warnings.catch_warnings():  # type: ignore[arg-type]
         # matplotlib's own fonts only estimate the width of Japanese text for the layout, and
         # warn for each missing glyph
         warnings.filterwarnings("ignore", message="Glyph .* missing from font")
@@ -35,6 +49,8 @@ def _layout(fig: Figure, margins: tuple[float, float, float, float] | None) -> N
     """Place the axes: at ``margins`` (left, bottom, right, top as figure fractions), one draw
     instead of two and half the time of the automatic layout used without them (which fits
     long tick labels, e.g. a heatmap's act names)."""
+    if fig.get_layout_engine() is not None:
+        return  # the figure chose its own (a legend outside the axes: constrained)
     if margins is None:
         fig.tight_layout()
     else:
@@ -73,7 +89,7 @@ def svg_string(width: float, height: float) -> Iterator[tuple[Figure, SvgText]]:
     out = SvgText()
     with _figure(width, height) as fig:
         yield fig, out
-        fig.tight_layout()
+        _layout(fig, None)
         buf = io.StringIO()
         fig.savefig(buf, format="svg", metadata={"Date": None})
         out.text = buf.getvalue()

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from taiwa import __version__
@@ -18,12 +17,13 @@ from taiwa.cli_run import register as register_run
 from taiwa.cli_validate import validate_app
 from taiwa.errors import TaiwaError
 from taiwa.tables import note_line
+from taiwa.terminal import make_console
 
 if TYPE_CHECKING:
     from taiwa.file_scoring import FileScores
 
-console = Console(emoji=False)
-err = Console(stderr=True, emoji=False)
+console = make_console()
+err = make_console(stderr=True)
 
 app = typer.Typer(
     name="taiwa",

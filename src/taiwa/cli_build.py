@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 import typer
-from rich.console import Console
 
-console = Console(emoji=False)
+from taiwa.terminal import make_console
+
+console = make_console()
 
 build_app = typer.Typer(help="Build datasets and resources.", no_args_is_help=True)
 

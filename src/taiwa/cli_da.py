@@ -9,13 +9,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
+
+from taiwa.terminal import make_console
 
 da_app = typer.Typer(
     help="The embedded chit-chat dialogue-act classifier (seed 002 §5.2).", no_args_is_help=True
 )
-console = Console(emoji=False)
+console = make_console()
 
 if TYPE_CHECKING:
     from rich.progress import Progress

@@ -85,17 +85,15 @@ def register(app: typer.Typer, console: Console) -> None:
     @app.command("list")
     def list_cmd() -> None:
         """List the methods with their seed, roles and options."""
+        from rich.padding import Padding
+        from rich.text import Text
+
         from taiwa.benchmarks import get_method, method_names
         from taiwa.harness.options import describe_options
 
-        t = Table(
-            title="taiwa methods (taiwa run METHOD --help for details)",
-            title_justify="left",
-            show_lines=True,
-        )
-        t.add_column("method (seed): what it measures", overflow="fold", ratio=1)
-        t.add_column("roles (default)", no_wrap=True)
-        t.add_column("options (default)", no_wrap=True)
+        # one block per method, its name whole on its own line (`taiwa list | grep NAME`),
+        # wrapped between words at any width
+        console.print("taiwa methods (taiwa run METHOD --help for details)")
         for name in method_names():
             m = get_method(name)
             roles = (["system: --model"] if m.takes_systems else []) + [
@@ -103,12 +101,15 @@ def register(app: typer.Typer, console: Console) -> None:
                 for r in m.roles
             ]
             opts = [f"{n}={d}" for n, d, _ in describe_options(m.options)]
-            t.add_row(
-                f"[bold]{m.name}[/bold] ({m.seed})\n{m.title}",
-                "\n".join(roles) or "–",
-                "\n".join(opts) or "–",
-            )
-        console.print(t)
+            grid = Table.grid(padding=(0, 1))
+            grid.add_column(no_wrap=True, style="dim")
+            grid.add_column()
+            grid.add_row("roles", Text(", ".join(roles) or "none"))
+            grid.add_row("options", Text(", ".join(opts) or "none"))
+            console.print()
+            console.print(Text(f"{m.name} (seed {m.seed})", style="bold"))
+            console.print(Padding(Text(m.title), (0, 0, 0, 2), expand=False))
+            console.print(Padding(grid, (0, 0, 0, 2), expand=False))
 
     @app.command("run", no_args_is_help=True, context_settings={"help_option_names": []})
     def run_cmd(

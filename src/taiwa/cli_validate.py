@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
+
+from taiwa.terminal import make_console
 
 if TYPE_CHECKING:
     from taiwa.harness.method import Validator
@@ -19,8 +20,8 @@ validate_app = typer.Typer(
     help="Score an annotator or tagger against gold labels, beside trivial baselines.",
     no_args_is_help=True,
 )
-console = Console(emoji=False)
-err = Console(stderr=True, emoji=False)
+console = make_console()
+err = make_console(stderr=True)
 
 DataFiles = Annotated[
     list[Path] | None,

@@ -43,7 +43,7 @@ def systems_table(
 ) -> Table:
     """One row per system of a run summary: n and each metric's estimate with its CI."""
     t = Table(title=title, title_justify="left", caption=caption or None)
-    t.add_column("system", no_wrap=True, max_width=16, overflow="ellipsis")
+    t.add_column("system", no_wrap=True)
     t.add_column("n", justify="right", no_wrap=True, min_width=3)
     for label in metrics.values():
         t.add_column(label, justify="right")
@@ -115,13 +115,16 @@ def rouge_table(res: FileScores, title: str) -> Table:
 
 
 def lift_table(tl: Any, title: str) -> Table:
-    """Seed 002 Fig. 2 as numbers: rows are the previous act, columns the next act."""
-    t = Table(title=title, title_justify="left")
-    t.add_column("prev \\ next")
-    for lab in tl.labels:
-        t.add_column(clip(lab), justify="right")
+    """Seed 002 Fig. 2 as numbers: rows are the previous act (``k name``), columns the next
+    act by row number, so that eleven Japanese act names fit an 80-column terminal."""
+    code = [str(k) for k in range(1, len(tl.labels) + 1)]
+    t = compact_table(f"{title} (rows: previous act; columns: next act, by row number)")
+    t.add_column("prev \\ next", no_wrap=True)
+    for c in code:
+        t.add_column(c, justify="right", no_wrap=True)
     for i, lab in enumerate(tl.labels):
-        t.add_row(clip(lab), *("–" if v != v else f"{v:.2f}" for v in tl.lift[i]))
+        cells = ("–" if v != v else f"{v:.0f}" if v >= 10 else f"{v:.1f}" for v in tl.lift[i])
+        t.add_row(f"{code[i]} {clip(lab)}", *cells)
     return t
 
 

@@ -18,7 +18,7 @@ from taiwa.report.rich_html import (
     table_html,
     table_markdown,
 )
-from taiwa.report.runs import RunData, find_runs, load_run, summary_errors
+from taiwa.report.runs import RunData, find_runs, item_sets_note, load_run, summary_errors
 from taiwa.report.section import Html
 
 SORT_JS = """
@@ -41,18 +41,21 @@ def headline_tables(runs: Sequence[RunData]) -> list[tuple[str, TableData]]:
     from taiwa.benchmarks import get_method, method_names
 
     order = {n: k for k, n in enumerate(method_names())}
-    groups: dict[tuple[str, tuple[str, ...]], list[tuple[str, TableData]]] = {}
+    groups: dict[tuple[str, tuple[str, ...]], list[tuple[RunData, TableData]]] = {}
     for run in sorted(runs, key=lambda r: (order.get(r.method, len(order)), str(r.path))):
         with summary_errors(run):
             tables = list(get_method(run.method).tables(run.summary))
         if not tables or not isinstance(tables[0], Table):
             continue
         td = table_data(tables[0])
-        groups.setdefault((run.method, td.header_key), []).append((str(run.path), td))
-    return [
-        (method, join_tables([p for p, _ in tds], [td for _, td in tds]))
-        for (method, _), tds in groups.items()
-    ]
+        groups.setdefault((run.method, td.header_key), []).append((run, td))
+    out = []
+    for (method, _), tds in groups.items():
+        joined = join_tables([str(r.path) for r, _ in tds], [td for _, td in tds])
+        note = item_sets_note([r for r, _ in tds])
+        joined.caption = "\n".join(x for x in (note, joined.caption) if x)
+        out.append((method, joined))
+    return out
 
 
 def write_leaderboard(runs_dir: Path, out: Path | None = None) -> tuple[Path, Path]:

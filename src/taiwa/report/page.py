@@ -43,6 +43,7 @@ background:#fff;break-inside:avoid}
 figure svg{width:100%;height:auto;display:block}
 figcaption{font-size:.85em;color:var(--muted)}
 figcaption b{color:var(--fg)}
+.nofigure{color:var(--muted);margin:.4em 0}.nofigure b{color:var(--fg)}
 .examples td{text-align:left;max-width:32em}
 mark.hit{background:#ffe28a;padding:0 .1em}mark.hit2{background:#b9e6ff;padding:0 .1em}
 .st-red{color:var(--bad)}.st-green{color:#1b7a32}.st-yellow{color:#8a6100}.st-dim{color:#999}
@@ -137,8 +138,11 @@ def merged_headline(runs: Sequence[RunData], firsts: Sequence[TableData]) -> Tab
     if len(firsts) < 2 or len({t.header_key for t in firsts}) != 1:
         return None
     from taiwa.report.rich_html import join_tables
+    from taiwa.report.runs import item_sets_note
 
-    return join_tables([r.path.name for r in runs], firsts)
+    joined = join_tables([r.path.name for r in runs], firsts)
+    joined.caption = "\n".join(x for x in (item_sets_note(runs), joined.caption) if x)
+    return joined
 
 
 def method_html(name: str, runs: Sequence[RunData], counter: list[int]) -> Html:
@@ -160,12 +164,17 @@ def method_html(name: str, runs: Sequence[RunData], counter: list[int]) -> Html:
         parts.append(tag("h3", f"run {run.path}", id=f"run-{counter[0]}"))
         parts += [renderable_html(t) for t in tables]
         if section.figures:
-            figs = []
+            figs, undrawn = [], []
             for fig in section.figures:
                 counter[0] += 1
+                if not fig.drawn:  # one line saying why, not empty axes
+                    undrawn.append(tag("p", tag("b", fig.title), ": ", fig.reason, cls="nofigure"))
+                    continue
                 caption = tag("figcaption", tag("b", fig.title), " ", fig.caption)
                 figs.append(tag("figure", inline_svg(fig.svg, f"f{counter[0]}"), caption))
-            parts.append(Html(f'<div class="figures">{join(figs)}</div>'))
+            if figs:
+                parts.append(Html(f'<div class="figures">{join(figs)}</div>'))
+            parts += undrawn
         if section.examples:
             parts.append(tag("h4", "examples"))
             parts += [renderable_html(e) for e in section.examples]

@@ -92,19 +92,39 @@ def table_data(table: Any) -> TableData:
     )
 
 
+def _top_level(text: str) -> dict[str, list[int]]:
+    """Where ``text`` may be cut, by kind: before each ``", "`` and ``": "`` outside
+    parentheses, and before each ``" ("`` that opens one at the top level."""
+    cuts: dict[str, list[int]] = {",": [], ":": [], "(": []}
+    depth = 0
+    for i, ch in enumerate(text):
+        if ch == "(":
+            if depth == 0 and i > 0 and text[i - 1] == " ":
+                cuts["("].append(i - 1)
+            depth += 1
+        elif ch == ")":
+            depth = max(0, depth - 1)
+        elif depth == 0 and ch in ",:" and text[i + 1 : i + 2] == " ":
+            cuts[ch].append(i)
+    return cuts
+
+
 def _split_titles(titles: Sequence[str]) -> tuple[str, list[str]]:
-    """The part the titles share (up to their last common ``", "``, else ``": "``) and what is
-    left of each: ``"Table 1, input mode: text"`` and ``"Table 1, input mode: audio"`` give
-    ``"Table 1"`` and ``["input mode: text", "input mode: audio"]``."""
+    """The part the titles share and what is left of each, cut where no parenthesis is open:
+    at their last common ``", "``, else ``": "``, else before a parenthesis.
+    ``"Table 1, input mode: text"`` and ``"Table 1, input mode: audio"`` give ``"Table 1"`` and
+    ``["input mode: text", "input mode: audio"]``; ``"cohesion (vectors(0.7), d=3)"`` and
+    ``"cohesion (vectors(0.7), d=2)"`` give ``"cohesion"`` and the two parentheses whole."""
     if len(set(titles)) == 1:
         return titles[0], []
     shortest = min(len(t) for t in titles)
     same = next((i for i in range(shortest) if len({t[i] for t in titles}) > 1), shortest)
-    common = titles[0][:same]
-    cut = common.rfind(", ") if ", " in common else common.rfind(": ")
-    head = common[:cut] if cut > 0 else ""
-    skip = len(head) + 2 if cut > 0 else 0
-    return head, [t[skip:] for t in titles]
+    cuts = _top_level(titles[0])
+    for kind, width in ((",", 2), (":", 2), ("(", 1)):
+        found = [c for c in cuts[kind] if c < same]
+        if found:
+            return titles[0][: found[-1]], [t[found[-1] + width :] for t in titles]
+    return "", list(titles)
 
 
 def join_tables(labels: Sequence[str], tables: Sequence[TableData]) -> TableData:

@@ -148,6 +148,16 @@ class RunData:
         for _, row in _jsonl(self.path / name):
             yield row
 
+    @property
+    def items(self) -> tuple[str, str, Any, Any]:
+        """Which items the run was on: the dataset's file name and SHA-256, ``--limit`` and the
+        number of samples."""
+        cfg = self.config.get("config") or {}
+        data = cfg.get("data")
+        name = Path(str(data)).name if data else "the default data"
+        digest = str((self.config.get("input_sha256") or {}).get(str(data), name))
+        return name, digest, cfg.get("limit"), self.summary.get("n_samples")
+
     def has(self, name: str) -> bool:
         return (self.path / name).is_file()
 
@@ -252,3 +262,16 @@ def find_runs(paths: Sequence[Path]) -> list[Path]:
             )
         out += [f for f in found if f not in out]
     return out
+
+
+def item_sets_note(runs: Sequence[RunData]) -> str:
+    """One line for a table that joins ``runs`` when they were not on the same items (another
+    dataset, another ``--limit``, another number of samples); ``""`` when they were."""
+    if len({r.items[1:] for r in runs}) <= 1:
+        return ""
+    each = "; ".join(
+        f"{r.path.name}: {r.items[3]} items of {r.items[0]}"
+        + (f" (--limit {r.items[2]})" if r.items[2] is not None else "")
+        for r in runs
+    )
+    return f"note: the runs were not on the same items ({each}); compare their rows with care"

@@ -16,11 +16,27 @@ class Html(str):
 @dataclass(frozen=True)
 class Figure:
     """One chart: its title, the SVG text (``taiwa.charts.svg_string`` or an SVG file of the
-    run directory) and a caption saying what is drawn and over which n."""
+    run directory) and a caption saying what is drawn and over which n. A chart with nothing
+    to draw (no SVG, or :meth:`nothing`) is shown as one line saying why, not as empty axes."""
 
     title: str
     svg: str
     caption: str = ""
+    why_not: str = ""
+
+    @classmethod
+    def nothing(cls, title: str, why: str) -> Figure:
+        """No chart: ``why`` there is nothing to draw (one line on the page)."""
+        return cls(title, "", why_not=why)
+
+    @property
+    def drawn(self) -> bool:
+        return bool(self.svg) and not self.why_not
+
+    @property
+    def reason(self) -> str:
+        """Why the chart is not drawn (every value missing, when no reason was given)."""
+        return self.why_not or "not drawn: no value to plot (every estimate is missing)"
 
 
 @dataclass

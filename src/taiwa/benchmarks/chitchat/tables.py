@@ -55,7 +55,7 @@ def automatic_table(summary: Mapping[str, Any]) -> Table:
         if judge_constant and MARK not in single and b.get("single"):
             single = mark(single, summary["across"], CONSTANT)
         t.add_row(
-            clip(system, 24),
+            clip(system),
             f"{ex['ok']}/{ex['n']}",
             single,
             pairwise_cell(b),
@@ -89,7 +89,7 @@ def win_rate_table(w: Mapping[str, Any]) -> Table:
     t = Table(title="pairwise: P(row wins against column)", title_justify="left")
     t.add_column("winner", no_wrap=True)
     for s in systems:
-        t.add_column(clip(s, 14), justify="right")
+        t.add_column(clip(s), justify="right")
     for r in systems:
         cells = []
         for c in systems:
@@ -102,7 +102,7 @@ def win_rate_table(w: Mapping[str, Any]) -> Table:
                 "no pair judged" if not win["n"] else f"{win['value']:.0%} (tie {tie['value']:.0%})"
             )
             cells.append(cell + (f"\n+{forfeit} by forfeit" if forfeit else ""))
-        t.add_row(clip(r, 24), *cells)
+        t.add_row(clip(r), *cells)
     t.caption = win_rate_caption(w)
     return t
 
@@ -142,7 +142,7 @@ def task_table(summary: Mapping[str, Any]) -> Table:
             if single is not None:
                 cell += f"\nsingle {ci_cell(single, 2).split(chr(10))[0]}"
             cells.append(cell)
-        t.add_row(clip(system, 24), *cells)
+        t.add_row(clip(system), *cells)
     diff = a.get("task_difficulty")
     if diff:
         row = [ci_cell(diff["tasks"].get(task), 2) for task in tasks]
@@ -165,7 +165,7 @@ def ranking_table(a: Mapping[str, Any]) -> Table:
         t.add_column(EVALUATIONS[e], justify="right")
     systems = list(dict.fromkeys(s for e in evaluations for s in ranks[e]))
     for s in systems:
-        t.add_row(clip(s, 24), *(f"{ranks[e][s]:g}" if s in ranks[e] else "–" for e in evaluations))
+        t.add_row(clip(s), *(f"{ranks[e][s]:g}" if s in ranks[e] else "–" for e in evaluations))
     for pair, c in a.get("consistency", {}).items():
         x, y = pair.split("~")
         t.add_row(
@@ -182,7 +182,7 @@ def human_table(h: Mapping[str, Any]) -> Table:
         t.add_column(name, justify="left" if name == "system" else "right")
     for system, v in h["mean_ranks"].items():
         t.add_row(
-            clip(system, 24),
+            clip(system),
             ci_cell(v["mean_rank"], 2),
             f"{v['median']:g}",
             f"{v['variance']:.2f}",

@@ -6,9 +6,10 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
-console = Console()
+from taiwa.terminal import make_console
+
+console = make_console()
 
 
 def build_calibrate_cohesion(

@@ -34,7 +34,7 @@ def shares_table(summary: Mapping[str, Any], title: str) -> list[Table]:
         c.add_row(clip(system), *(ci_cell(cond.get(k), 2) for k in "abc"))
     t.caption = (
         "cohesive: pooled share of agent utterances judged cohesive (評価値); dialogue mean: "
-        "mean of the per-dialogue shares; 95 % bootstrap CIs below"
+        "mean of the per-dialogue shares; 95 % bootstrap CIs in brackets"
     )
     return [t, c]
 

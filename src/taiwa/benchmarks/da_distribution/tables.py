@@ -7,11 +7,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rich import box
 from rich.table import Table
 
 from taiwa.flags import mark
-from taiwa.tables import ci_cell, clip
+from taiwa.tables import ci_cell, clip, compact_table
 
 METRICS = {
     "dae": "DAE (bits)",
@@ -27,10 +26,10 @@ def table2(summary: Mapping[str, Any]) -> Table:
         title="da-distribution (seed 002 Table 2)",
         title_justify="left",
         show_lines=True,
-        caption="n = replies tagged / contexts; 95 % CI below each value (bootstrap; DAMI and "
+        caption="n = replies tagged / contexts; 95 % CI in brackets (bootstrap; DAMI and "
         "Distinct: jackknife)",
     )
-    t.add_column("system", no_wrap=True, max_width=18, overflow="ellipsis")
+    t.add_column("system", no_wrap=True)
     t.add_column("n", justify="right", no_wrap=True)
     for label in METRICS.values():
         t.add_column(label, justify="right")
@@ -61,7 +60,7 @@ def table1(summary: Mapping[str, Any]) -> Table:
     )
     t.add_column("act", no_wrap=True)
     for system in systems:
-        t.add_column(clip(system, 18), justify="right")
+        t.add_column(clip(system), justify="right")
     acts: list[str] = list(next(iter(systems.values()))["acts"]) if systems else []
     for act in acts:
         cells = []
@@ -78,7 +77,7 @@ def table1(summary: Mapping[str, Any]) -> Table:
                 else f"\n[{100 * s['ci_low']:.0f}, {100 * s['ci_high']:.0f}]"
             )
             cells.append(f"{a['count']}{share}{ci}")
-        t.add_row(clip(act, 14), *cells)
+        t.add_row(clip(act), *cells)
     return t
 
 
@@ -102,12 +101,8 @@ def lift_table(block: Mapping[str, Any], system: str) -> Table:
     tr = block["transitions"]
     labels = tr["labels"]
     short = _short(labels)
-    t = Table(
-        title=f"transition lift P(a_t+1|a_t)/P(a_t+1) (seed 002 Fig. 2): {clip(system)}",
-        title_justify="left",
-        box=box.SIMPLE_HEAD,
-        padding=(0, 1),
-        pad_edge=False,
+    t = compact_table(  # 12 columns of 4 fit 80 columns without vertical rules
+        f"transition lift P(a_t+1|a_t)/P(a_t+1) (seed 002 Fig. 2): {clip(system)}",
         caption="rows: act replied to; columns: act of the reply; green > 1.5, red < 0.67, "
         "dim: < 3 transitions. "
         + ", ".join(f"{s}={a}" for s, a in zip(short, labels, strict=True)),
@@ -130,19 +125,19 @@ def consistency_table(block: Mapping[str, Any]) -> Table:
         title_justify="left",
         caption="share of paired batches agreeing with the full set, 95 % Wilson interval",
     )
-    t.add_column("pair", no_wrap=True, max_width=34, overflow="ellipsis")
+    t.add_column("pair")  # wraps between the names, never inside one
     t.add_column("n", justify="right")
     t.add_column("batch size: agreement", overflow="fold")
     for label, p in block["pairs"].items():
         if "skipped" in p:
-            t.add_row(clip(label, 34), str(p["n"]), f"skipped: {p['skipped']}")
+            t.add_row(clip(label), str(p["n"]), f"skipped: {p['skipped']}")
             continue
-        points = "  ".join(
+        points = "\n".join(  # one batch size a line: an interval never splits
             f"{q['batch_size']}: {100 * q['agreement']['value']:.1f}% "
             f"[{100 * q['agreement']['ci_low']:.1f}, {100 * q['agreement']['ci_high']:.1f}]"
             for q in p["points"]
         )
-        t.add_row(clip(label, 34), str(p["n"]), points)
+        t.add_row(clip(label), str(p["n"]), points)
     return t
 
 

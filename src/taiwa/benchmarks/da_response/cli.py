@@ -6,11 +6,11 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from taiwa.models.spec import HELP as MODEL_HELP
+from taiwa.terminal import make_console
 
-console = Console()
+console = make_console()
 
 
 def build_da_response(

@@ -43,7 +43,7 @@ def table1(summary: Mapping[str, Any], title: str) -> list[Table]:
         )
         parts.add_row(clip(system), *(ci_cell(s.get(p)) for p in PARTS))
     main.caption = (
-        "mean over scored replies, 95 % bootstrap CI below; failed replies are not scored\n"
+        "mean over scored replies, 95 % bootstrap CI in brackets; failed replies are not scored\n"
         f"{WLCS_NOTE}"
     )
     return [main, parts]

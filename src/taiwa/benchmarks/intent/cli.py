@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 
 from taiwa.models.spec import HELP as MODEL_HELP
+from taiwa.terminal import make_console
 
-console = Console(emoji=False)
+console = make_console()
 
 QUESTIONS = "questions.jsonl"
 CANDIDATES = "candidates.jsonl"

@@ -11,11 +11,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from taiwa.charts import svg_string
+from taiwa.report.figures import FIG_WIDTH, legend_outside
 
 
 def stability_svg(blocks: Mapping[str, Mapping[str, Any]]) -> str:
-    """The figure for ``blocks`` (system → its summary ``stability`` block) as SVG text."""
-    with svg_string(5.5, 3.6) as (fig, out):
+    """The figure for ``blocks`` (system → its summary ``stability`` block) as SVG text;
+    ``""`` when no block has a prefix size to draw."""
+    if not any(st["points"] for st in blocks.values()):
+        return ""
+    with svg_string(FIG_WIDTH, 4.0) as (fig, out):
         ax = fig.add_subplot()
         threshold = None
         for k, (system, st) in enumerate(blocks.items()):
@@ -34,5 +38,5 @@ def stability_svg(blocks: Mapping[str, Mapping[str, Any]]) -> str:
         ax.set_xlabel("n (items)")
         ax.set_ylabel("|accuracy on n − full accuracy|")
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7, loc="upper right")
+        legend_outside(ax)
     return out.text

@@ -42,12 +42,24 @@ def section(run: RunData) -> Section:
     if blocks:
         from taiwa.benchmarks.intent.plots import stability_svg
 
-        out.figures.append(
-            Figure(
-                "stability over prefix size (seed 004 Fig. 1)",
-                stability_svg(blocks),
-                "|accuracy on the first n items − full accuracy| per model, beside the mean gap "
-                "of random subsets of n; the grey line is the threshold",
+        title = "stability over prefix size (seed 004 Fig. 1)"
+        svg = stability_svg(blocks)
+        if not svg:
+            n = max(st.get("n", 0) for st in blocks.values())
+            out.figures.append(
+                Figure.nothing(
+                    title,
+                    f"not drawn: {n} items leave no prefix size below the full set (sizes step "
+                    "by about a tenth of the items, at least 5; by 50 from 500 items on)",
+                )
             )
-        )
+        else:
+            out.figures.append(
+                Figure(
+                    title,
+                    svg,
+                    "|accuracy on the first n items − full accuracy| per model, beside the mean "
+                    "gap of random subsets of n; the grey line is the threshold",
+                )
+            )
     return out

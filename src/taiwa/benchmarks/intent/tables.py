@@ -20,10 +20,10 @@ def table1(summary: Mapping[str, Any]) -> Table:
         title="intent (seed 004 Table 1): accuracy by context dependence",
         title_justify="left",
         show_lines=True,
-        caption="95 % bootstrap CI below; an answer naming no single option is unparseable and "
-        "scored wrong; failed requests are not scored",
+        caption="95 % bootstrap CI in brackets; an answer naming no single option is "
+        "unparseable and scored wrong; failed requests are not scored",
     )
-    t.add_column("model", no_wrap=True, max_width=20, overflow="ellipsis")
+    t.add_column("model", no_wrap=True)
     t.add_column(f"文脈非依存\n(n={items['independent']})", justify="right")
     t.add_column(f"文脈依存\n(n={items['dependent']})", justify="right")
     t.add_column(f"全体\n(n={items['all']})", justify="right")
@@ -56,7 +56,7 @@ def table2(summary: Mapping[str, Any]) -> Table | None:
     )
     t.add_column("n", justify="right", no_wrap=True)
     for system in blocks:
-        t.add_column(f"{clip(system, 16)}\nfirst n", justify="right")
+        t.add_column(f"{clip(system)}\nfirst n", justify="right")
         t.add_column("random", justify="right")
     sizes = [p["n"] for p in next(iter(blocks.values()))["points"]]
     for row, n in enumerate(sizes):
