@@ -41,7 +41,16 @@ SRC = Path(__file__).resolve().parent.parent / "src"
 ROOT = "taiwa"
 MAX_LINES = 400
 
-TOP_FLOOR = ("__main__", "cli", "cli_build", "cli_da", "cli_report", "cli_run", "cli_validate", "demo")
+TOP_FLOOR = (
+    "__main__",
+    "cli",
+    "cli_build",
+    "cli_da",
+    "cli_report",
+    "cli_run",
+    "cli_validate",
+    "demo",
+)
 """The modules above the methods: the only ones that may name the registry."""
 RUNNER_SIDE = (
     "taiwa.harness.runner",
