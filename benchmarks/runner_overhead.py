@@ -188,7 +188,8 @@ def _bodies(cfg: RunConfig) -> tuple[list[bytes], list[dict[str, str]]]:
     and parameters), for the bare client; and each sample's user message with its reference
     reply, for the other harnesses."""
     from taiwa.harness.runner import prepare
-    from taiwa.models.openai_compat import _dumps, _message
+    from taiwa.models.openai_compat import _message
+    from taiwa.models.openai_transport import _dumps
 
     plan = prepare(cfg, get_method(cfg.method))
     stage = plan.stages[0]
