@@ -9,7 +9,7 @@ relative imports are resolved). What counts:
   an arrow: it runs the moment the function does);
 * imports under ``if TYPE_CHECKING:`` too (shown as such): they never run, but a circle of
   types is still a circle in the design (``harness/rundir.py`` naming the runner's ``Plan`` for
-  its annotations was one), so no rule below ignores them;
+  its annotations was one), so rules 1-4 count them; only rule 5 leaves them out (see there);
 * only the module named: importing ``taiwa.a.b`` also runs ``taiwa/a/__init__.py``, but that
   implicit edge is not drawn (a package's ``__init__`` re-exporting its modules would otherwise
   be a circle with each of them).
@@ -25,7 +25,13 @@ The rules (one direction of imports, DESIGN.md / docs/architecture.md "Layers"):
    (``taiwa.harness.runner``, the modules it is split into, ``taiwa.harness.config``): the
    runner calls methods, never the reverse;
 3. ``models`` imports nothing from ``speech``;
-4. inside one package (one directory) the modules import in one direction: no cycle.
+4. inside one package (one directory) the modules import in one direction: no cycle;
+5. the top-level packages and modules (``harness``, ``report``, ``models``, ``io``,
+   ``tables`` ...) import one another in one direction at run time: no cycle in the package
+   graph. Imports under ``TYPE_CHECKING`` are left out of this rule only: the contract
+   (``harness/method.py``) names the report's ``RunData`` and ``Section`` in the signature of
+   ``Method.report``, and the report and ``tables.py`` name the contract's types in annotations;
+   those are annotations, not arrows anything runs along.
 
 Each rule is shown failing on a small fake source tree written to ``tmp_path``.
 """
@@ -283,6 +289,22 @@ def _loop(component: list[str], graph: Mapping[str, Mapping[str, Edge]]) -> list
     raise AssertionError(f"no loop through {component}")  # a strongly connected component has one
 
 
+def package_cycles(edges: Iterable[Edge]) -> list[list[Edge]]:
+    """Rule 5: each circle among the top-level packages and modules, through imports that run
+    (``TYPE_CHECKING`` ones left out), as the edges of one loop."""
+    graph: dict[str, dict[str, Edge]] = {}
+    for e in edges:
+        a, b = layer(e.source) or ROOT, layer(e.target) or ROOT
+        if a != b and not e.typing:
+            graph.setdefault(a, {}).setdefault(b, e)
+    lifted = {
+        a: {b: Edge(a, b, e.line, e.lazy, e.typing) for b, e in targets.items()}
+        for a, targets in graph.items()
+    }
+    loops = [_loop(component, lifted) for component in _components(lifted)]
+    return [[graph[e.source][e.target] for e in loop] for loop in loops]
+
+
 def long_modules(modules: Mapping[str, Path], limit: int = MAX_LINES) -> list[str]:
     """Modules longer than ``limit`` lines, with their length."""
     out = []
@@ -339,6 +361,13 @@ def test_no_cycle_inside_a_package() -> None:
     modules, edges = _graph()
     loops = cycles_in_packages(edges, modules)
     assert not loops, f"{len(loops)} import circle(s) inside packages:\n  " + _shown_loops(loops)
+
+
+def test_the_packages_import_in_one_direction() -> None:
+    loops = package_cycles(_graph()[1])
+    assert not loops, "circles between top-level packages (one import shown per arrow):\n  " + (
+        "\n  ".join(_shown(loop).replace("\n  ", " ⇒ ") for loop in loops)
+    )
 
 
 def test_no_module_over_400_lines() -> None:
@@ -416,6 +445,14 @@ def test_the_checker_reports_back_arrows_and_circles(tmp_path: Path) -> None:
     assert [(e.source, e.target, e.lazy) for e in edges if e.typing] == [
         ("taiwa.harness.rundir", "taiwa.harness.runner", False)
     ]
+    # between packages: the runner reaching up to the registry closes harness → benchmarks
+    # → harness; the type-only import alone would not
+    [loop] = package_cycles(edges)
+    assert [(layer(e.source), layer(e.target)) for e in loop] == [
+        ("benchmarks", "harness"),
+        ("harness", "benchmarks"),
+    ]
+    assert str(loop[1]) == "taiwa.harness.runner → taiwa.benchmarks (line 1, at module level)"
 
 
 def test_the_checker_passes_a_tree_in_one_direction(tmp_path: Path) -> None:
@@ -433,6 +470,7 @@ def test_the_checker_passes_a_tree_in_one_direction(tmp_path: Path) -> None:
     assert not methods_imported_from_below(edges)
     assert not methods_calling_the_runner(edges)
     assert not cycles_in_packages(edges, modules)
+    assert not package_cycles(edges)
 
 
 def test_long_modules_are_named(tmp_path: Path) -> None:
