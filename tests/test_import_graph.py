@@ -30,8 +30,8 @@ The rules (one direction of imports, DESIGN.md / docs/architecture.md "Layers"):
    ``tables`` ...) import one another in one direction at run time: no cycle in the package
    graph. Imports under ``TYPE_CHECKING`` are left out of this rule only: the contract
    (``harness/method.py``) names the report's ``RunData`` and ``Section`` in the signature of
-   ``Method.report``, and the report and ``tables.py`` name the contract's types in annotations;
-   those are annotations, not arrows anything runs along.
+   ``Method.report``, the report names the contract's ``Method`` and ``tables.py`` the
+   runner's ``RunResult``; those are annotations, not arrows anything runs along.
 
 Each rule is shown failing on a small fake source tree written to ``tmp_path``.
 """
