@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from taiwa import __version__
 from taiwa.harness.plan import Plan
+from taiwa.models.file_hash import sha256_file
 from taiwa.redact import redact
 
 if TYPE_CHECKING:
@@ -36,14 +37,6 @@ def _git_commit() -> str | None:
     return out.stdout.strip() or None if out.returncode == 0 else None
 
 
-def file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        while chunk := fh.read(1 << 20):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 def input_files(plan: Plan) -> dict[str, str]:
     """SHA-256 of the dataset and of every option or role value naming an existing file."""
     paths = [plan.data_path]
@@ -52,7 +45,7 @@ def input_files(plan: Plan) -> dict[str, str]:
         text = str(v).split(":", 1)[-1] if isinstance(v, str) else None
         if text and len(text) < 4096 and Path(text).is_file():
             paths.append(Path(text).resolve())
-    return {str(p): file_sha256(p) for p in dict.fromkeys(paths)}
+    return {str(p): sha256_file(p) for p in dict.fromkeys(paths)}
 
 
 def provenance(
