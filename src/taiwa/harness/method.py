@@ -170,7 +170,7 @@ class Results(Protocol):
     """The rows of every stage, by stage name and system (``""`` for methods whose systems
     come from the data and for cross-system stages), as :meth:`Method.aggregate` sees them.
 
-    :meth:`rows` and :meth:`ok` return :class:`RowView` s that read the rows again on each
+    :meth:`rows` and :meth:`ok` return views (:class:`RowView`) that read the rows again on each
     pass: aggregate in one pass where the dataset may be large, and keep only what the summary
     needs. (Where the rows are kept is the runner's business.)"""
 
