@@ -209,14 +209,25 @@ def models_importing_speech(edges: Iterable[Edge]) -> list[Edge]:
     return [e for e in edges if layer(e.source) == "models" and layer(e.target) == "speech"]
 
 
-def cycles_in_packages(edges: Iterable[Edge], modules: Mapping[str, Path]) -> list[list[Edge]]:
-    """Rule 4: for every package (directory), each circle among its own modules, as the edges
-    of one concrete loop through every module of the strongly connected component."""
+def _inside(edges: Iterable[Edge], modules: Mapping[str, Path]) -> dict[str, dict[str, Edge]]:
+    """The edges between modules of the same package (one edge kept per pair)."""
     inside: dict[str, dict[str, Edge]] = {}
     for e in edges:
         if package_of(e.source, modules) == package_of(e.target, modules):
             inside.setdefault(e.source, {}).setdefault(e.target, e)
+    return inside
+
+
+def cycles_in_packages(edges: Iterable[Edge], modules: Mapping[str, Path]) -> list[list[Edge]]:
+    """Rule 4: for every package (directory), each circle among its own modules, as the edges
+    of one concrete loop through the first module of the strongly connected component."""
+    inside = _inside(edges, modules)
     return [_loop(component, inside) for component in _components(inside)]
+
+
+def circle_members(edges: Iterable[Edge], modules: Mapping[str, Path]) -> list[list[str]]:
+    """Rule 4, every module caught in each circle (the strongly connected components)."""
+    return _components(_inside(edges, modules))
 
 
 def _components(graph: Mapping[str, Mapping[str, Edge]]) -> list[list[str]]:
@@ -360,7 +371,13 @@ def test_models_import_no_speech() -> None:
 def test_no_cycle_inside_a_package() -> None:
     modules, edges = _graph()
     loops = cycles_in_packages(edges, modules)
-    assert not loops, f"{len(loops)} import circle(s) inside packages:\n  " + _shown_loops(loops)
+    members = "\n  ".join(", ".join(c) for c in circle_members(edges, modules))
+    assert not loops, (
+        f"{len(loops)} import circle(s) inside packages; one loop of each:\n  "
+        + _shown_loops(loops)
+        + "\nthe modules caught in each circle:\n  "
+        + members
+    )
 
 
 def test_the_packages_import_in_one_direction() -> None:
@@ -436,6 +453,10 @@ def test_the_checker_reports_back_arrows_and_circles(tmp_path: Path) -> None:
     loops = cycles_in_packages(edges, modules)
     shown = [[e.source for e in loop] for loop in loops]
     assert shown == [
+        ["taiwa.harness.rundir", "taiwa.harness.runner"],
+        ["taiwa.text.a", "taiwa.text.b", "taiwa.text.c"],
+    ]
+    assert circle_members(edges, modules) == [
         ["taiwa.harness.rundir", "taiwa.harness.runner"],
         ["taiwa.text.a", "taiwa.text.b", "taiwa.text.c"],
     ]
