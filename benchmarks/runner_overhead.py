@@ -45,6 +45,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import cast
 
+from taiwa.benchmarks import get_method
 from taiwa.harness.config import RunConfig
 from taiwa.harness.runner import run
 
@@ -187,9 +188,10 @@ def _bodies(cfg: RunConfig) -> tuple[list[bytes], list[dict[str, str]]]:
     and parameters), for the bare client; and each sample's user message with its reference
     reply, for the other harnesses."""
     from taiwa.harness.runner import prepare
-    from taiwa.models.openai_compat import _dumps, _message
+    from taiwa.models.openai_compat import _message
+    from taiwa.models.openai_transport import _dumps
 
-    plan = prepare(cfg)
+    plan = prepare(cfg, get_method(cfg.method))
     stage = plan.stages[0]
     bodies, items = [], []
     for sample in plan.samples:
@@ -266,14 +268,16 @@ def main() -> None:
             # Warm-up (imports, first connections) on a separate run, then the timed runs,
             # the paths taking turns so that a slow spell of the machine hits them alike.
             warm = {"limit": 20, "out": Path(tmp) / "warm", "cache_dir": Path(tmp) / "warm-cache"}
-            run(cfg.model_copy(update=warm), show_progress=False)
+            run(cfg.model_copy(update=warm), get_method(cfg.method), show_progress=False)
             for i in range(args.repeat):
                 floor = sleeps_only(args.requests, args.latency, args.concurrency)
                 walls["floor"].append(asyncio.run(floor))
                 walls["raw"].append(asyncio.run(raw_aiohttp(url, bodies, args.concurrency)))
                 fresh = {"out": Path(tmp) / f"run{i}", "cache_dir": Path(tmp) / f"cache{i}"}
                 t0 = time.perf_counter()
-                result = run(cfg.model_copy(update=fresh), show_progress=False)
+                result = run(
+                    cfg.model_copy(update=fresh), get_method(cfg.method), show_progress=False
+                )
                 walls["runner"].append(time.perf_counter() - t0)
                 parts.append(result.summary["seconds"])
             others = {

@@ -13,7 +13,7 @@ on each item and each item's best time per side is summed):
    RTF of both is over the raw synthesis' duration, so the ratio is the time ratio).
 2. ASR. raw: ``faster_whisper.WhisperModel.transcribe(wav_path, language="ja")`` with the
    segments consumed (PyAV decodes and resamples the file); taiwa:
-   :meth:`taiwa.speech.asr.WhisperASR.transcribe` (soundfile + scipy resampling, the same
+   :meth:`taiwa.models.asr.WhisperASR.transcribe` (soundfile + scipy resampling, the same
    model settings: Whisper-base, int8, beam 5). RTF = seconds / seconds of audio heard.
 
 Prints each side's RTF and the ratio taiwa / raw (target <= 1.10), by wall clock and by CPU
@@ -31,9 +31,9 @@ from pathlib import Path
 from typing import TypeVar
 
 from taiwa.benchmarks.da_response.dataset import load_da_response
+from taiwa.models.asr import BUNDLED, load_asr
 from taiwa.models.cache import default_cache_dir
 from taiwa.samples import sample_path
-from taiwa.speech.asr import BUNDLED, load_asr
 from taiwa.speech.render import audio_name, render_text
 from taiwa.speech.tts import OpenJTalkTTS
 from taiwa.speech.wav import wav_info

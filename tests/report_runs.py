@@ -7,13 +7,14 @@ import json
 from pathlib import Path
 from typing import Any
 
+from taiwa.benchmarks import get_method
 from taiwa.harness.config import RunConfig
 from taiwa.harness.runner import run
 from taiwa.samples import sample_path
 
 
 def _run(out: Path, method: str, **cfg: Any) -> Path:
-    run(RunConfig(method=method, out=out, **cfg), show_progress=False)
+    run(RunConfig(method=method, out=out, **cfg), get_method(method), show_progress=False)
     return out
 
 

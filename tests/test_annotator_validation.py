@@ -13,6 +13,7 @@ import pytest
 
 from taiwa.annotators.steps_json import DROPPED_UNKNOWN_ACT, RENORMALISED, parse_steps
 from taiwa.annotators.validation import Pair, sequence_report
+from taiwa.benchmarks import get_method
 from taiwa.benchmarks.da_response import offline
 from taiwa.benchmarks.da_response.validate import validate_annotator
 from taiwa.harness.config import RunConfig
@@ -85,6 +86,7 @@ def test_run_summary_counts_renormalised_llm_output(tmp_path: Path) -> None:
                 out=tmp_path / "run",
                 cache_dir=tmp_path / "c",
             ),
+            get_method("da-response"),
             show_progress=False,
         )
     [calls] = [c for c in res.summary["calls"] if c["role"] == "annotator"]
@@ -274,6 +276,7 @@ def test_bad_gold_file_is_one_line_naming_file_line_field(
 def test_run_summary_names_the_offline_annotator_and_its_figures(tmp_path: Path) -> None:
     res = run(
         RunConfig(method="da-response", models=["builtin:fixed"], limit=2, out=tmp_path / "r"),
+        get_method("da-response"),
         show_progress=False,
     )
     ann = res.summary["across"]["annotator"]

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from cli import taiwa
+from taiwa.benchmarks import get_method
 from taiwa.benchmarks.chitchat.dataset import load_tasks
 from taiwa.errors import InputError, TaiwaError
 from taiwa.harness.config import RunConfig
@@ -77,7 +78,7 @@ def _run(tmp_path: Path, url: str, **options: Any) -> RunResult:
         cache_dir=tmp_path / "cache",
         concurrency=8,
     )
-    return run(cfg, show_progress=False)
+    return run(cfg, get_method(cfg.method), show_progress=False)
 
 
 def test_a_judged_run_counts_extraction_and_ranks_the_systems(tmp_path: Path) -> None:
@@ -168,7 +169,7 @@ def test_a_human_ranking_of_an_unknown_system_stops_before_any_call(tmp_path: Pa
         out=tmp_path / "o",
     )
     with pytest.raises(InputError) as info:
-        prepare(cfg)
+        prepare(cfg, get_method(cfg.method))
     assert (info.value.line, info.value.field) == (2, "ranks.gpt-9")
     proc = taiwa(
         "run", "chitchat", "-m", "builtin:parrot", "-m", "human", "-o", f"human_ranks={ranks}",
@@ -187,6 +188,7 @@ def test_without_a_judge_only_rouge_and_extraction(tmp_path: Path) -> None:
             out=tmp_path / "r",
             cache_dir=tmp_path / "c",
         ),
+        get_method("chitchat"),
         show_progress=False,
     )
     s = res.summary
@@ -226,7 +228,7 @@ def test_judge_agreement_with_humans_over_no_item(
         out=tmp_path / "run",
         cache_dir=tmp_path / "cache",
     )
-    res = run(cfg, show_progress=False)
+    res = run(cfg, get_method(cfg.method), show_progress=False)
     agreement = res.summary["across"]["human"]["judge_vs_human_items"]["single"]
     assert agreement["n_items"] == 0 and agreement["systems"] == {}
 
@@ -241,7 +243,7 @@ def test_an_empty_human_ranks_option_is_an_error(tmp_path: Path, value: str) -> 
         out=tmp_path / "o",
     )
     with pytest.raises(TaiwaError, match="'human_ranks' of chitchat: a rankings file"):
-        prepare(cfg)
+        prepare(cfg, get_method(cfg.method))
 
 
 def _five(body: dict[str, Any]) -> str:
@@ -267,7 +269,9 @@ def test_a_forfeit_is_no_win_and_a_constant_rating_is_flagged(tmp_path: Path) ->
         cache_dir=tmp_path / "cache",
     )
     with serve(StubState(script=_five)) as url:
-        res = run(cfg.model_copy(update={"base_url": url}), show_progress=False)
+        res = run(
+            cfg.model_copy(update={"base_url": url}), get_method("chitchat"), show_progress=False
+        )
     s = res.summary
     human, parrot = s["systems"]["human"], s["systems"]["builtin:parrot"]
     assert parrot["extracted"]["ok"] == 0

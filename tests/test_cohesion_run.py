@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from taiwa.benchmarks import get_method
 from taiwa.benchmarks.cohesion.calibration import best, calibrate, splice
 from taiwa.benchmarks.cohesion.dataset import load_dialogues
 from taiwa.harness.config import RunConfig
@@ -21,7 +22,7 @@ DIALOGUES = sample_path("cohesion/dialogues.jsonl")
 
 def _run(out: Path, data: Path | None = None, **options: Any) -> RunResult:
     cfg = RunConfig(method="cohesion", data=data, out=out, options=options)
-    return run(cfg, show_progress=False)
+    return run(cfg, get_method(cfg.method), show_progress=False)
 
 
 def _rows(path: Path) -> list[dict[str, Any]]:

@@ -119,7 +119,7 @@ def test_human_acts_from_the_labels(tmp_path: Path) -> None:
         out=tmp_path / "run",
         no_cache=True,
     )
-    res = run(cfg, show_progress=False)
+    res = run(cfg, get_method(cfg.method), show_progress=False)
     items = list(iter_contexts(sample_path("da_distribution/contexts.jsonl"), CHITCHAT11))
     want = dae(it.reply_act for it in items)
     assert res.summary["systems"]["human"]["dae"]["value"] == pytest.approx(want)

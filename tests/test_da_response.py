@@ -10,6 +10,7 @@ import pytest
 
 from taiwa.annotators.sentence_annotator import split_sentences
 from taiwa.annotators.steps_json import parse_steps
+from taiwa.benchmarks import get_method
 from taiwa.benchmarks.da_response import messages
 from taiwa.benchmarks.da_response import prompts as seed000
 from taiwa.benchmarks.da_response.builder import build_items, parse_item, read_instructions
@@ -123,7 +124,7 @@ def test_gold_replies_with_gold_annotations_are_perfect(tmp_path: Path) -> None:
         out=tmp_path / "run",
         cache_dir=tmp_path / "c",
     )
-    res = run(cfg, show_progress=False)
+    res = run(cfg, get_method(cfg.method), show_progress=False)
     rows = [
         json.loads(x)
         for x in (tmp_path / "run" / "scores.jsonl").read_text(encoding="utf-8").splitlines()
@@ -148,7 +149,7 @@ def test_fixed_baseline_summary_and_examples(tmp_path: Path) -> None:
         out=tmp_path / "run",
         cache_dir=tmp_path / "c",
     )
-    summary = run(cfg, show_progress=False).summary
+    summary = run(cfg, get_method(cfg.method), show_progress=False).summary
     s = summary["systems"]["builtin:fixed"]
     assert s["n"] == 60 and s["scored"] == 60
     assert json.loads((tmp_path / "run" / "config.json").read_text())["roles"] == {
@@ -201,7 +202,7 @@ def _annotated_run(tmp_path: Path, url: str, attempts: int = 3):  # type: ignore
         out=tmp_path / "run",
         cache_dir=tmp_path / "c",
     )
-    return run(cfg, show_progress=False)
+    return run(cfg, get_method(cfg.method), show_progress=False)
 
 
 def test_llm_annotator_repairs_malformed_json_on_retry(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from cli import taiwa
+from taiwa.benchmarks import get_method
 from taiwa.benchmarks.da_response import messages
 from taiwa.benchmarks.da_response.dataset import load_da_response
 from taiwa.harness.config import RunConfig
@@ -56,7 +57,7 @@ def test_cascade_run_records_transcripts_and_asr_cer(rendered: Path, tmp_path: P
         out=tmp_path / "run",
         cache_dir=tmp_path / "c",
     )
-    summary = run(cfg, show_progress=False).summary
+    summary = run(cfg, get_method(cfg.method), show_progress=False).summary
     across = summary["across"]
     assert (across["input_mode"], across["audio"]) == ("audio", {"items": N, "rendered": 0})
     assert across["annotator"]["spec"] == "offline"
@@ -73,7 +74,11 @@ def test_cascade_run_records_transcripts_and_asr_cer(rendered: Path, tmp_path: P
         == "audio"
     )
     # a rerun is answered from the cache, transcripts and ASR times included
-    again = run(cfg.model_copy(update={"out": tmp_path / "run2"}), show_progress=False)
+    again = run(
+        cfg.model_copy(update={"out": tmp_path / "run2"}),
+        get_method(cfg.method),
+        show_progress=False,
+    )
     assert again.summary["calls"][0]["cache_hits"] == N
     assert again.summary["systems"][spec]["asr_cer"] == block["asr_cer"]
 
@@ -90,7 +95,7 @@ def test_audio_model_over_http_gets_every_item_as_24khz_wav(rendered: Path, tmp_
             out=tmp_path / "run",
             no_cache=True,
         )
-        summary = run(cfg, show_progress=False).summary
+        summary = run(cfg, get_method(cfg.method), show_progress=False).summary
     assert summary["systems"]["openai:audio-model"]["scored"] == N
     assert len(state.audio) == N and {(a["rate"], a["channels"]) for a in state.audio} == {
         (24_000, 1)
@@ -154,7 +159,9 @@ def test_items_without_audio_are_rendered_into_the_cache(
     )
     state = StubState()
     with serve(state) as url:
-        summary = run(cfg.model_copy(update={"base_url": url}), show_progress=False).summary
+        summary = run(
+            cfg.model_copy(update={"base_url": url}), get_method(cfg.method), show_progress=False
+        ).summary
     assert summary["across"]["audio"] == {"items": 2, "rendered": 2}
     assert any("2 of 2 item(s) had no audio path" in n for n in summary["notes"])
     assert len(list((tmp_path / "cache" / "audio").glob("*.wav"))) == 2

@@ -15,6 +15,7 @@ import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
 from cli import taiwa
+from taiwa.benchmarks import get_method
 from taiwa.benchmarks.prompts import METHOD as PROMPTS
 from taiwa.benchmarks.prompts.dataset import PromptSample
 from taiwa.errors import TaiwaError
@@ -207,7 +208,7 @@ def test_several_systems_one_run_directory(tmp_path: Path) -> None:
         out=tmp_path / "run",
         cache_dir=tmp_path / "c",
     )
-    s = run(cfg, show_progress=False).summary
+    s = run(cfg, get_method(cfg.method), show_progress=False).summary
     assert list(s["systems"]) == ["builtin:parrot", "builtin:fixed", "human"]
     assert s["systems"]["human"]["rouge1"]["value"] == pytest.approx(1.0)
     assert s["systems"]["builtin:parrot"]["rouge1"]["value"] < 1.0

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from taiwa.benchmarks import get_method
 from taiwa.errors import TaiwaError
 from taiwa.models import (
     ChatMessage,
@@ -104,10 +105,10 @@ def test_demo_run_end_to_end(tmp_path: Path) -> None:
         out=tmp_path / "run",
         cache_dir=tmp_path / "c",
     )
-    res = run(cfg, show_progress=False)
+    res = run(cfg, get_method(cfg.method), show_progress=False)
     [calls] = res.summary["calls"]
     assert (res.summary["n_samples"], res.failures, calls["calls"]) == (2, 0, 2)
-    assert run(cfg, show_progress=False).summary["calls"][0]["calls"] == 0
+    assert run(cfg, get_method(cfg.method), show_progress=False).summary["calls"][0]["calls"] == 0
 
 
 def test_da_annotator_and_generator_with_demo_model(demo_model, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -135,7 +136,7 @@ def test_da_annotator_and_generator_with_demo_model(demo_model, tmp_path: Path) 
         out=tmp_path / "run",
         cache_dir=tmp_path / "c",
     )
-    res = run(cfg, show_progress=False, preloaded={"demo": demo_model})
+    res = run(cfg, get_method(cfg.method), show_progress=False, preloaded={"demo": demo_model})
     [system] = res.summary["systems"]
     anns = res.results.rows("annotate", system)
     assert [a["id"] for a in anns] == [it.id for it in items]

@@ -277,7 +277,7 @@ def test_check_passes_when_the_server_answers(status: int) -> None:
 
 def test_import_is_cheap() -> None:
     code = (
-        "import sys, taiwa.models.openai_compat\n"
+        "import sys, taiwa.models.openai_compat, taiwa.models.openai_transport\n"
         "heavy = [m for m in ('openai', 'aiohttp', 'tenacity') if m in sys.modules]\n"
         "assert not heavy, heavy\n"
     )
@@ -287,7 +287,7 @@ def test_import_is_cheap() -> None:
 def test_message_content_must_be_text() -> None:
     """Text parts are joined (some servers send a list); anything else is a failed attempt,
     retried like a broken body, never stringified into a reply."""
-    from taiwa.models.openai_compat import RequestFailed, _content_text
+    from taiwa.models.openai_errors import RequestFailed, _content_text
 
     parts = [{"type": "text", "text": "こんにちは"}, {"type": "text", "text": "！"}]
     assert _content_text(parts, b"") == "こんにちは！"

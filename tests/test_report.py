@@ -13,6 +13,7 @@ import pytest
 
 from cli import taiwa
 from report_runs import build_runs, failing_chitchat
+from taiwa.benchmarks import all_methods
 from taiwa.errors import InputError
 from taiwa.report.page import write_report
 
@@ -28,7 +29,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 @pytest.fixture(scope="module")
 def page(runs: dict[str, Path]) -> str:
     root = runs["cohesion"].parent
-    return write_report([root], root / "report.html").read_text("utf-8")
+    return write_report([root], root / "report.html", methods=all_methods()).read_text("utf-8")
 
 
 def _sections(html: str) -> dict[str, str]:
@@ -89,7 +90,7 @@ def test_text_from_data_is_escaped(runs: dict[str, Path], tmp_path: Path) -> Non
     s["systems"]["<img src=x onerror=alert(1)>"] = s["systems"].pop("builtin:random")
     s["notes"].append("<script>alert(2)</script>")
     path.write_text(json.dumps(s, ensure_ascii=False, indent=2), "utf-8")
-    html = write_report([run]).read_text("utf-8")
+    html = write_report([run], methods=all_methods()).read_text("utf-8")
     assert "<img src=x" not in html and "<script>alert" not in html
     assert "&lt;img src=x onerror=alert(1)&gt;" in html
     assert "&lt;script&gt;alert(2)&lt;/script&gt;" in html
@@ -97,7 +98,7 @@ def test_text_from_data_is_escaped(runs: dict[str, Path], tmp_path: Path) -> Non
 
 def test_failures_are_counted_with_examples(tmp_path: Path) -> None:
     run = failing_chitchat(tmp_path)
-    html = write_report([run]).read_text("utf-8")
+    html = write_report([run], methods=all_methods()).read_text("utf-8")
     s = json.loads((run / "summary.json").read_text("utf-8"))
     failed = s["failures"]["single_judge"]
     assert failed > 0
@@ -144,7 +145,7 @@ def test_hand_edited_summary_names_the_field(runs: dict[str, Path], tmp_path: Pa
     del s["across"]["items"]
     path.write_text(json.dumps(s, ensure_ascii=False, indent=2), "utf-8")
     with pytest.raises(InputError, match=r"summary\.json: field 'items': .*taiwa's intent"):
-        write_report([run])
+        write_report([run], methods=all_methods())
 
 
 def test_truncated_stage_file_names_its_line(runs: dict[str, Path], tmp_path: Path) -> None:
@@ -226,7 +227,9 @@ def test_leaderboard_sorts_in_chromium(runs: dict[str, Path], tmp_path: Path) ->
     from browser import Browser
     from taiwa.report.leaderboard import write_leaderboard
 
-    html, _ = write_leaderboard(runs["cohesion"].parent, tmp_path / "lb.html")
+    html, _ = write_leaderboard(
+        runs["cohesion"].parent, tmp_path / "lb.html", methods=all_methods()
+    )
     script = """(() => {
         const t = [...document.querySelectorAll("table.sortable")]
             .find(t => t.caption && t.caption.innerText.startsWith("da-distribution"));
@@ -414,7 +417,7 @@ def test_a_chart_with_nothing_to_draw_is_one_line(tmp_path: Path) -> None:
     from report_runs import _run
 
     run = _run(tmp_path / "intent5", "intent", models=["builtin:random"], limit=5)
-    html = write_report([run]).read_text("utf-8")
+    html = write_report([run], methods=all_methods()).read_text("utf-8")
     section = _sections(html)["intent"]
     assert section.count("<figure>") == 1  # the accuracies only
     line = re.search(r'<p class="nofigure"><b>stability over prefix size[^<]*</b>: ([^<]*)</p>',
@@ -432,9 +435,13 @@ def test_combined_tables_say_when_item_sets_differ(runs: dict[str, Path], tmp_pa
         limit=3,
         cache_dir=tmp_path / ".cache",
     )
-    same = write_report([runs["da-response"], runs["da-response-2"]], tmp_path / "same.html")
+    same = write_report(
+        [runs["da-response"], runs["da-response-2"]], tmp_path / "same.html", methods=all_methods()
+    )
     assert "not on the same items" not in same.read_text("utf-8")
-    html = write_report([runs["da-response"], small], tmp_path / "differ.html").read_text("utf-8")
+    html = write_report(
+        [runs["da-response"], small], tmp_path / "differ.html", methods=all_methods()
+    ).read_text("utf-8")
     merged = html.split("all 2 runs", 1)[1].split("<h3", 1)[0]
     assert "note: the runs were not on the same items" in merged
     assert "fixed: 8 items of gold.jsonl (--limit 8)" in merged
@@ -442,7 +449,7 @@ def test_combined_tables_say_when_item_sets_differ(runs: dict[str, Path], tmp_pa
     from taiwa.report.leaderboard import write_leaderboard
 
     shutil.copytree(runs["da-response"], tmp_path / "da-response" / "fixed")
-    _, md = write_leaderboard(tmp_path, tmp_path / "lb.html")
+    _, md = write_leaderboard(tmp_path, tmp_path / "lb.html", methods=all_methods())
     assert "not on the same items" in md.read_text("utf-8")
 
 
@@ -466,7 +473,7 @@ def test_footnotes_match_the_layout(page: str, runs: dict[str, Path], tmp_path: 
     Markdown: a footnote names the brackets, never the place."""
     from taiwa.report.leaderboard import write_leaderboard
 
-    _, md = write_leaderboard(runs["cohesion"].parent, tmp_path / "lb.html")
+    _, md = write_leaderboard(runs["cohesion"].parent, tmp_path / "lb.html", methods=all_methods())
     for text in (page, md.read_text("utf-8")):
         assert not re.search(r"CIs? below", text)
     assert "CI in brackets" in page

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from taiwa.benchmarks import get_method
 from taiwa.errors import TaiwaError
 from taiwa.harness.config import RunConfig, resolve_config
 from taiwa.harness.runner import run
@@ -37,7 +38,7 @@ def test_run_directory_and_second_run_makes_no_calls(tmp_path: Path) -> None:
     cfg = RunConfig(
         method="prompts", models=["builtin:parrot"], out=tmp_path / "run", cache_dir=tmp_path / "c"
     )
-    first = run(cfg, show_progress=False)
+    first = run(cfg, get_method(cfg.method), show_progress=False)
     [calls] = first.summary["calls"]
     assert (calls["requests"], calls["calls"], calls["cache_hits"], first.failures) == (8, 8, 0, 0)
     for name in ("config.json", "responses.jsonl", "scores.jsonl", "summary.json"):
@@ -45,7 +46,7 @@ def test_run_directory_and_second_run_makes_no_calls(tmp_path: Path) -> None:
     config = json.loads((tmp_path / "run" / "config.json").read_text(encoding="utf-8"))
     assert config["config"]["models"] == ["builtin:parrot"] and config["taiwa_version"]
     assert set(config["input_sha256"]) == {str(config["config"]["data"])}
-    second = run(cfg, show_progress=False)
+    second = run(cfg, get_method(cfg.method), show_progress=False)
     [calls] = second.summary["calls"]
     assert (calls["calls"], calls["cache_hits"]) == (0, 8)
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
@@ -66,8 +67,8 @@ def test_openai_run_against_local_server(tmp_path: Path) -> None:
             cache_dir=tmp_path / "c",
             concurrency=4,
         )
-        res = run(cfg, show_progress=False)
-        again = run(cfg, show_progress=False)
+        res = run(cfg, get_method(cfg.method), show_progress=False)
+        again = run(cfg, get_method(cfg.method), show_progress=False)
     assert (res.failures, res.summary["calls"][0]["calls"]) == (0, 12)
     assert again.summary["calls"][0]["calls"] == 0 and state.ok == 12
     texts = [r["text"] for r in _read_jsonl(tmp_path / "run" / "responses.jsonl")]
@@ -91,7 +92,7 @@ def test_replay_reports_missing_ids(tmp_path: Path) -> None:
         out=tmp_path / "run",
         cache_dir=tmp_path / "c",
     )
-    res = run(cfg, show_progress=False)
+    res = run(cfg, get_method(cfg.method), show_progress=False)
     assert res.failures == 1 and res.summary["failures"] == {"generate": 1, "score": 0}
     rows = _read_jsonl(tmp_path / "run" / "responses.jsonl")
     assert rows[4]["id"] == "q004" and "no reply for id 'q004'" in str(rows[4]["error"])

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from taiwa.benchmarks import get_method
 from taiwa.harness import samples as samples_module
 from taiwa.harness.config import RunConfig
 from taiwa.harness.rows import RowStore
@@ -43,10 +44,10 @@ def _run_both_ways(
         cache = {"cache_dir": tmp_path / f"cache-{name}"} if "models" in cfg else {}
         return RunConfig(out=tmp_path / name, concurrency=2, **cache, **cfg)
 
-    whole = run(config("whole"), show_progress=False)
+    whole = run(config("whole"), get_method(cfg["method"]), show_progress=False)
     monkeypatch.setattr(samples_module, "CHUNK", 3)
     monkeypatch.setattr(samples_module, "ROUNDS", 1)
-    chunked = run(config("chunked"), show_progress=False)
+    chunked = run(config("chunked"), get_method(cfg["method"]), show_progress=False)
     assert whole.failures == chunked.failures == 0
     return _files(whole.run_dir), _files(chunked.run_dir)
 
@@ -85,7 +86,7 @@ def test_spill_files_are_removed_and_a_killed_runs_are_cleaned(tmp_path: Path) -
     stale.mkdir()
     (stale / "0.jsonl").write_text('{"id": "x"}\n', encoding="utf-8")
     cfg = RunConfig(method="prompts", models=["builtin:parrot"], out=out, no_cache=True)
-    res = run(cfg, show_progress=False)
+    res = run(cfg, get_method(cfg.method), show_progress=False)
     assert not any(p.name.startswith(RowStore.PREFIX) for p in out.iterdir())
     # the rows of stages with an output file stay readable after the run; the others are gone
     assert len(list(res.results.rows("generate", "builtin:parrot"))) == 8

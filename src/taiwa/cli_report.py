@@ -1,5 +1,6 @@
 """``taiwa report`` and ``taiwa leaderboard``: generic over every registered method (the
-sections come from the method packages through :mod:`taiwa.report`)."""
+sections come from the method packages through :mod:`taiwa.report`). The registry is read here,
+on the top floor, and the method objects are handed down to the report."""
 
 from __future__ import annotations
 
@@ -30,9 +31,10 @@ def register(app: typer.Typer, console: Console) -> None:
     ) -> None:
         """One self-contained HTML report of the runs: per benchmark the seed's tables with n and
         95 % CIs, charts, examples, provenance and failures (no network needed to view it)."""
+        from taiwa.benchmarks import all_methods
         from taiwa.report.page import write_report
 
-        path = write_report(run_dirs, out)
+        path = write_report(run_dirs, out, methods=all_methods())
         console.print(f"report: {escape(str(path))}", highlight=False, soft_wrap=True)
 
     @app.command()
@@ -50,9 +52,10 @@ def register(app: typer.Typer, console: Console) -> None:
     ) -> None:
         """One table per benchmark across every run and model below RUNS_DIR, as HTML (sortable)
         and Markdown."""
+        from taiwa.benchmarks import all_methods
         from taiwa.report.leaderboard import write_leaderboard
 
-        html_path, md_path = write_leaderboard(runs_dir, out)
+        html_path, md_path = write_leaderboard(runs_dir, out, methods=all_methods())
         console.print(
             f"leaderboard: {escape(str(html_path))} and {escape(str(md_path))}",
             highlight=False,

@@ -206,6 +206,7 @@ def register(app: typer.Typer, console: Console) -> None:
                 for part in _method_help(method):
                     console.print(part)
             raise typer.Exit()
+        from taiwa.benchmarks import get_method
         from taiwa.errors import TaiwaError
         from taiwa.harness.config import parse_assignments, resolve_config
         from taiwa.harness.runner import execute, prepare
@@ -243,7 +244,7 @@ def register(app: typer.Typer, console: Console) -> None:
             "no_cache": no_cache,
         }
         cfg = resolve_config(config, overrides)
-        plan = prepare(cfg)
+        plan = prepare(cfg, get_method(cfg.method))
         allowed = _allowed(max_failures, len(plan.samples))
         res = execute(plan, show_progress=not quiet, overwrite=overwrite)
         print_result(console, res)

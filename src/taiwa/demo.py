@@ -53,7 +53,7 @@ def metrics_on_samples(console: Console, out_dir: Path) -> None:
 def run_demo(console: Console, out_dir: Path | None = None) -> None:
     """The metrics on the sample files, then every registered method's demo section; the run
     directories go under ``out_dir``."""
-    from taiwa.benchmarks import get_method, method_names
+    from taiwa.benchmarks import all_methods, get_method, method_names
 
     out = out_dir or Path("runs") / "demo"
     metrics_on_samples(console, out)
@@ -64,5 +64,5 @@ def run_demo(console: Console, out_dir: Path | None = None) -> None:
     console.print(f"Run directories and per-item scores: {out}/")
     from taiwa.report.page import write_report
 
-    report = write_report([out], out / "report.html")
+    report = write_report([out], out / "report.html", methods=all_methods())
     console.print(f"Report (open it in a browser): {report}")

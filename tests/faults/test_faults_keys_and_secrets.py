@@ -9,6 +9,7 @@ from pathlib import Path
 
 from faults_support import prompts_file, rows, taiwa
 
+from taiwa.benchmarks import get_method
 from taiwa.harness.config import RunConfig
 from taiwa.harness.runner import run
 from taiwa.models.cache import default_cache_dir
@@ -50,7 +51,7 @@ def test_another_base_url_is_another_model(tmp_path: Path) -> None:
                 out=tmp_path / "run",
                 cache_dir=tmp_path / "c",
             )
-            run(cfg, show_progress=False, overwrite=True)
+            run(cfg, get_method(cfg.method), show_progress=False, overwrite=True)
     assert (a.hits, b.hits) == (6, 6)  # B was asked, not served A's replies; A then cached
 
 
@@ -69,7 +70,7 @@ def test_changed_gguf_weights_are_another_model(tmp_path: Path) -> None:
             cache_dir=tmp_path / "c",
             max_tokens=8,
         )
-        res = run(cfg, show_progress=False, overwrite=True)
+        res = run(cfg, get_method(cfg.method), show_progress=False, overwrite=True)
         return int(res.summary["calls"][0]["calls"])
 
     assert calls() == 2

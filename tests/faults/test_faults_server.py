@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from faults_support import prompt_of, prompts_file, rows, taiwa
 
+from taiwa.benchmarks import get_method
 from taiwa.harness.config import RunConfig
 from taiwa.harness.runner import run
 from taiwa.models import ChatMessage, ChatRequest, ModelOptions, load_model
@@ -181,7 +182,7 @@ def test_twenty_second_outage_loses_no_sample(tmp_path: Path) -> None:
         )
         threading.Timer(2.0, server.outage, args=(20.0,)).start()
         t0 = time.monotonic()
-        res = run(cfg, show_progress=False)
+        res = run(cfg, get_method(cfg.method), show_progress=False)
         seconds = time.monotonic() - t0
     finally:
         server.stop()

@@ -931,13 +931,14 @@ def a_run_dir(w: Path) -> Path:
     """A finished prompts run (the parrot on three prompts), made once per work directory."""
     out = w / "finished-run"
     if not (out / "summary.json").exists():
+        from taiwa.benchmarks import get_method
         from taiwa.harness.config import RunConfig
         from taiwa.harness.runner import run
 
         cfg = RunConfig(
             method="prompts", models=["builtin:parrot"], data=prompts3(w), out=out, no_cache=True
         )
-        run(cfg, show_progress=False)
+        run(cfg, get_method(cfg.method), show_progress=False)
     return out
 
 

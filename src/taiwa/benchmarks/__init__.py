@@ -33,4 +33,9 @@ def get_method(name: str) -> Method[Any]:
     return cast("Method[Any]", importlib.import_module(METHODS[name]).METHOD)
 
 
-__all__ = ["METHODS", "get_method", "method_names"]
+def all_methods() -> list[Method[Any]]:
+    """Every registered method, in the registry's order (handed to the report functions)."""
+    return [get_method(name) for name in METHODS]
+
+
+__all__ = ["METHODS", "all_methods", "get_method", "method_names"]

@@ -13,20 +13,21 @@ with ``across_systems=True`` sees the upstream rows of every system at once (a p
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
-from taiwa.harness.rows import Row as Row
-from taiwa.harness.rows import Rows, RowStore
 from taiwa.models.types import ChatRequest, ChatResponse, GenerationParams
 
 if TYPE_CHECKING:
     from taiwa.report.runs import RunData
     from taiwa.report.section import Section
+
+Row = dict[str, Any]
+"""One output line of a stage for one sample (written to the stage's JSONL file)."""
 
 Upstream = Mapping[str, Row]
 """The rows earlier stages produced for the same sample and system, keyed by stage name."""
@@ -156,25 +157,35 @@ class Setup:
     systems: tuple[str, ...] = ()
 
 
-class Results:
+class RowView(Protocol):
+    """Rows of one stage and system: re-iterable (each pass reads them again, so a large run
+    is never held in memory), with a free ``len``."""
+
+    def __iter__(self) -> Iterator[Row]: ...
+    def __len__(self) -> int: ...
+    def __bool__(self) -> bool: ...
+
+
+class Results(Protocol):
     """The rows of every stage, by stage name and system (``""`` for methods whose systems
-    come from the data and for cross-system stages).
+    come from the data and for cross-system stages), as :meth:`Method.aggregate` sees them.
 
-    Rows live on disk (:class:`~taiwa.harness.rows.RowStore`): :meth:`rows` and :meth:`ok`
-    return re-iterable views that read them again on each pass, so aggregate in one pass
-    where the dataset may be large, and keep only what the summary needs."""
+    :meth:`rows` and :meth:`ok` return views (:class:`RowView`) that read the rows again on each
+    pass: aggregate in one pass where the dataset may be large, and keep only what the summary
+    needs. (Where the rows are kept is the runner's business.)"""
 
-    def __init__(self, systems: Sequence[str], store: RowStore) -> None:
-        self.systems = list(systems)
-        self.store = store
+    @property
+    def systems(self) -> Sequence[str]:
+        """The systems under test, in the order given (empty when they come from the data)."""
+        ...
 
-    def rows(self, stage: str, system: str = "") -> Rows:
+    def rows(self, stage: str, system: str = "") -> RowView:
         """Every row of ``stage`` for ``system``, failed ones (with ``error``) included."""
-        return self.store.rows(stage, system)
+        ...
 
-    def ok(self, stage: str, system: str = "") -> Rows:
+    def ok(self, stage: str, system: str = "") -> RowView:
         """The rows of ``stage`` for ``system`` that did not fail."""
-        return self.store.rows(stage, system, ok=True)
+        ...
 
 
 class NoOptions(BaseModel):

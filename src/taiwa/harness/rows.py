@@ -6,6 +6,10 @@ done, and the chunk is dropped. A method's ``aggregate`` then reads them back th
 :class:`Rows` views, one pass at a time, so a run's memory does not grow with its dataset.
 When the run is written, each stage's spill files become its output file (all systems, in
 system order) and the spill directory is removed; the views then read the output files.
+
+This is the runner's side of the contract: a method sees :class:`StoredResults` only as the
+:class:`~taiwa.harness.method.Results` protocol and :class:`Rows` as a
+:class:`~taiwa.harness.method.RowView`.
 """
 
 from __future__ import annotations
@@ -16,12 +20,9 @@ import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from taiwa.harness.method import Row
 from taiwa.io import atomic_open, dumps
-
-Row = dict[str, Any]
-"""One output line of a stage for one sample (written to the stage's JSONL file)."""
 
 
 @dataclass
@@ -132,3 +133,19 @@ class RowStore:
         """Remove the spill files (rows of stages with an output file stay readable)."""
         shutil.rmtree(self.dir, ignore_errors=True)
         self._files = {k: v for k, v in self._files.items() if k[0] in self._final}
+
+
+class StoredResults:
+    """:class:`~taiwa.harness.method.Results` read from a :class:`RowStore`."""
+
+    def __init__(self, systems: Sequence[str], store: RowStore) -> None:
+        self.systems = list(systems)
+        self.store = store
+
+    def rows(self, stage: str, system: str = "") -> Rows:
+        """Every row of ``stage`` for ``system``, failed ones (with ``error``) included."""
+        return self.store.rows(stage, system)
+
+    def ok(self, stage: str, system: str = "") -> Rows:
+        """The rows of ``stage`` for ``system`` that did not fail."""
+        return self.store.rows(stage, system, ok=True)

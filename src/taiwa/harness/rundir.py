@@ -1,5 +1,5 @@
-"""The run directory: ``config.json`` (resolved config and provenance), one JSONL file per stage
-and ``summary.json``, each written atomically (DESIGN.md, run directories).
+"""The run directory: ``config.json`` (resolved config and provenance, :mod:`.provenance`), one
+JSONL file per stage and ``summary.json``, each written atomically (DESIGN.md, run directories).
 
 One run at a time owns a directory (:class:`RunDir`): it holds an exclusive lock on ``.lock``,
 marks the directory ``INCOMPLETE`` until ``summary.json`` is written, removes temporary files a
@@ -11,28 +11,21 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import functools
-import hashlib
 import json
 import os
 import re
 import shutil
-import subprocess
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from taiwa import __version__
 from taiwa.errors import TaiwaError
 from taiwa.harness.rows import RowStore
 from taiwa.io import write_json
-from taiwa.redact import redact
 
 if TYPE_CHECKING:
-    from taiwa.harness.method import Results, Stage
-    from taiwa.harness.pool import ModelPool
-    from taiwa.harness.runner import Plan
+    from taiwa.harness.method import Stage
 
 
 def _slug(text: str) -> str:
@@ -46,80 +39,14 @@ def default_run_dir(method: str, systems: Sequence[str], data: Path) -> Path:
     return Path("runs") / method / label[:120]
 
 
-@functools.cache
-def _git_commit() -> str | None:
-    try:
-        out = subprocess.run(
-            ["git", "rev-parse", "HEAD"],
-            capture_output=True,
-            text=True,
-            timeout=5,
-            cwd=Path(__file__).parent,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return out.stdout.strip() or None if out.returncode == 0 else None
-
-
-def file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        while chunk := fh.read(1 << 20):
-            h.update(chunk)
-    return h.hexdigest()
-
-
-def input_files(plan: Plan) -> dict[str, str]:
-    """SHA-256 of the dataset and of every option or role value naming an existing file."""
-    paths = [plan.data_path]
-    values = [*plan.setup.options.model_dump().values(), *plan.setup.roles.values()]
-    for v in values:
-        text = str(v).split(":", 1)[-1] if isinstance(v, str) else None
-        if text and len(text) < 4096 and Path(text).is_file():
-            paths.append(Path(text).resolve())
-    return {str(p): file_sha256(p) for p in dict.fromkeys(paths)}
-
-
-def provenance(
-    plan: Plan, pool: ModelPool, cache_dir: Path | None, inputs: dict[str, str] | None = None
-) -> dict[str, Any]:
-    """Everything needed to audit or repeat the run: the resolved config, the method's options
-    and roles, package version, git commit, seeds, the models, prompt and input hashes, and the
-    run's key (:func:`run_key`). Secrets in the config (a key in the base URL) are masked."""
-    cfg = plan.config.model_copy(
-        update={"data": plan.data_path, "out": plan.out, "cache_dir": cache_dir}
-    )
-    config = cfg.model_dump(mode="json")
-    if config.get("base_url"):
-        config["base_url"] = redact(config["base_url"])
-    out: dict[str, Any] = {
-        "config": config,
-        "method": plan.method.name,
-        "seed_paper": plan.method.seed,
-        "options": plan.setup.options.model_dump(mode="json"),
-        "roles": dict(plan.setup.roles),
-        "systems": [s for s in plan.systems if s],
-        "taiwa_version": __version__,
-        "git_commit": _git_commit(),
-        "models": {
-            spec: {"backend": m.backend, "model_id": m.model_id} for spec, m in pool.loaded.items()
-        },
-        "seeds": {"generation": plan.config.seed, "bootstrap": plan.config.seed},
-        "prompt_sha256": {
-            k: hashlib.sha256(v.encode()).hexdigest() for k, v in plan.method.prompts.items()
-        },
-        "input_sha256": input_files(plan) if inputs is None else inputs,
-    }
-    out["run_key"] = run_key(out)
-    return out
-
-
-def write_stage_files(out: Path, stages: Sequence[Stage[Any]], results: Results) -> None:
-    """Each stage's rows (all systems, in system order) to its output file, atomically."""
+def write_stage_files(
+    out: Path, stages: Sequence[Stage[Any]], store: RowStore, systems: Sequence[str]
+) -> None:
+    """Each stage's rows (all ``systems``, in this order) to its output file, atomically."""
     for st in stages:
         if st.output is not None:
-            lanes = [""] if st.across_systems or not results.systems else results.systems
-            results.store.write(st.name, lanes, out / st.output)
+            lanes = [""] if st.across_systems or not systems else systems
+            store.write(st.name, lanes, out / st.output)
 
 
 def write_outputs(
@@ -149,21 +76,6 @@ class RunDirBusy(TaiwaError):
     """Another process is writing this run directory."""
 
     exit_code = 1
-
-
-def run_key(config: dict[str, Any]) -> str:
-    """What makes two runs the same run: method, systems, roles, options, parameters and the
-    content of the inputs (not paths, dates or versions)."""
-    c = config["config"]
-    same = {
-        "method": config["method"],
-        "systems": config["systems"],
-        "roles": config["roles"],
-        "options": config["options"],
-        "inputs": sorted(config["input_sha256"].values()),
-        "params": {k: c.get(k) for k in ("temperature", "max_tokens", "seed", "limit")},
-    }
-    return hashlib.sha256(json.dumps(same, sort_keys=True).encode()).hexdigest()
 
 
 class RunDir:

@@ -16,10 +16,10 @@ import asyncio
 from collections.abc import Sequence
 
 from taiwa.errors import EndpointError
+from taiwa.models.asr import ASR
 from taiwa.models.base import ChatModel, OnResponse
 from taiwa.models.types import ChatMessage, ChatRequest, ChatResponse, ContentPart
 from taiwa.redact import redact
-from taiwa.speech.asr import ASR
 
 Meta = dict[str, object]
 

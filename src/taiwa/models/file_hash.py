@@ -18,7 +18,8 @@ from taiwa.io import atomic_open
 INDEX = "file-hashes.json"
 
 
-def _sha256_file(path: Path) -> str:
+def sha256_file(path: Path) -> str:
+    """SHA-256 of a file's bytes (read in 4 MB blocks)."""
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         while chunk := fh.read(1 << 22):
@@ -53,10 +54,10 @@ def content_sha256(path: str | Path, cache_dir: Path | None) -> str:
     if target.is_dir():
         h = hashlib.sha256()
         for p in files:
-            h.update(f"{p.relative_to(target)}\0{_sha256_file(p)}\n".encode())
+            h.update(f"{p.relative_to(target)}\0{sha256_file(p)}\n".encode())
         digest = h.hexdigest()
     else:
-        digest = _sha256_file(target)
+        digest = sha256_file(target)
     if index is not None:
         known[str(target)] = {"stamps": stamps, "sha256": digest}
         with contextlib.suppress(OSError):  # a read-only cache dir: hashed again next time

@@ -84,11 +84,11 @@ class ModelSpec:
                 what = "a local model directory" if self.kind == "hf" else "an existing file"
                 raise TaiwaError(f"{self.kind}:{path}: expected {what}")
         elif self.kind == "openai":
-            from taiwa.models.openai_compat import DEFAULT_BASE_URL, checked_base_url
+            from taiwa.models.openai_transport import DEFAULT_BASE_URL, checked_base_url
 
             checked_base_url(options.base_url or DEFAULT_BASE_URL)
         elif self.kind == "cascade":
-            from taiwa.speech.asr import BUNDLED, HELP
+            from taiwa.models.asr import BUNDLED, HELP
 
             asr, llm = self.cascade_parts
             if asr != BUNDLED and not Path(asr).is_dir():
@@ -124,9 +124,9 @@ def load_model(spec: str | ModelSpec, options: ModelOptions | None = None) -> Ch
 
         return ReplayModel(s.target)
     if s.kind == "cascade":
+        from taiwa.models.asr import load_asr
         from taiwa.models.cache import default_cache_dir
         from taiwa.models.cascade import CascadeModel
-        from taiwa.speech.asr import load_asr
 
         asr, llm = s.cascade_parts
         return CascadeModel(load_asr(asr, o.cache_dir or default_cache_dir()), load_model(llm, o))

@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from taiwa.report.html import esc, join, tag
 from taiwa.report.page import CSS
@@ -18,8 +19,18 @@ from taiwa.report.rich_html import (
     table_html,
     table_markdown,
 )
-from taiwa.report.runs import RunData, find_runs, item_sets_note, load_run, summary_errors
+from taiwa.report.runs import (
+    RunData,
+    by_method,
+    find_runs,
+    item_sets_note,
+    load_run,
+    summary_errors,
+)
 from taiwa.report.section import Html
+
+if TYPE_CHECKING:
+    from taiwa.harness.method import Method
 
 SORT_JS = """
 document.querySelectorAll("table.sortable").forEach(t=>{
@@ -33,38 +44,41 @@ rows.forEach(r=>b.appendChild(r))})})});
 """
 
 
-def headline_tables(runs: Sequence[RunData]) -> list[tuple[str, TableData]]:
-    """Per method (registry order), the runs' headline tables joined where their columns are
-    the same, each row led by its run directory."""
+def headline_tables(
+    runs: Sequence[RunData], methods: Sequence[Method[Any]]
+) -> list[tuple[str, TableData]]:
+    """Per method (in the order of ``methods``: the registry's), the runs' headline tables
+    joined where their columns are the same, each row led by its run directory."""
     from rich.table import Table
 
-    from taiwa.benchmarks import get_method, method_names
-
-    order = {n: k for k, n in enumerate(method_names())}
     groups: dict[tuple[str, tuple[str, ...]], list[tuple[RunData, TableData]]] = {}
-    for run in sorted(runs, key=lambda r: (order.get(r.method, len(order)), str(r.path))):
-        with summary_errors(run):
-            tables = list(get_method(run.method).tables(run.summary))
-        if not tables or not isinstance(tables[0], Table):
-            continue
-        td = table_data(tables[0])
-        groups.setdefault((run.method, td.header_key), []).append((run, td))
+    for method, method_runs in by_method(runs, methods):
+        for run in method_runs:
+            with summary_errors(run):
+                tables = list(method.tables(run.summary))
+            if not tables or not isinstance(tables[0], Table):
+                continue
+            td = table_data(tables[0])
+            groups.setdefault((run.method, td.header_key), []).append((run, td))
     out = []
-    for (method, _), tds in groups.items():
+    for (name, _), tds in groups.items():
         joined = join_tables([str(r.path) for r, _ in tds], [td for _, td in tds])
         note = item_sets_note([r for r, _ in tds])
         joined.caption = "\n".join(x for x in (note, joined.caption) if x)
-        out.append((method, joined))
+        out.append((name, joined))
     return out
 
 
-def write_leaderboard(runs_dir: Path, out: Path | None = None) -> tuple[Path, Path]:
-    """``leaderboard.html`` and ``leaderboard.md`` (in ``runs_dir`` unless ``out`` names the
-    HTML file; the Markdown goes beside it)."""
+def write_leaderboard(
+    runs_dir: Path, out: Path | None = None, *, methods: Sequence[Method[Any]]
+) -> tuple[Path, Path]:
+    """``leaderboard.html`` and ``leaderboard.md`` of the runs of ``methods`` (the registry's,
+    handed down by the CLI) below ``runs_dir`` (written there unless ``out`` names the HTML
+    file; the Markdown goes beside it)."""
     from taiwa.io import atomic_open
 
     runs = [load_run(p) for p in find_runs([runs_dir])]
-    tables = headline_tables(runs)
+    tables = headline_tables(runs, methods)
     made = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     body: list[Html] = []
     md = [f"# taiwa leaderboard\n\n{len(runs)} run(s) below `{runs_dir}`, written {made}.\n"]

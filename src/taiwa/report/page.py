@@ -1,21 +1,25 @@
 """The report page (``taiwa report``): one self-contained HTML file, no network, inline CSS and
-inline SVG charts, readable on a laptop and printable. For each method present (in the
-registry's order): a combined headline table when several runs of it are given, then each run
-with its provenance, failures, notes, the method's terminal tables, figures and examples."""
+inline SVG charts, readable on a laptop and printable. For each method present (in the order of
+the methods handed in: the registry's): a combined headline table when several runs of it are
+given, then each run with its provenance, failures, notes, the method's terminal tables,
+figures and examples."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from taiwa.flags import flag_lines
 from taiwa.report.html import esc, join, tag
 from taiwa.report.rich_html import TableData, renderable_html, table_data, table_html
-from taiwa.report.runs import RunData, summary_errors
+from taiwa.report.runs import RunData, by_method, summary_errors
 from taiwa.report.section import Html, Section
 from taiwa.report.svg import inline_svg
+
+if TYPE_CHECKING:
+    from taiwa.harness.method import Method
 
 CSS = """
 :root{--fg:#1d1d1f;--muted:#666;--line:#d7d7db;--accent:#2456a6;--bad:#b3261e}
@@ -145,11 +149,8 @@ def merged_headline(runs: Sequence[RunData], firsts: Sequence[TableData]) -> Tab
     return joined
 
 
-def method_html(name: str, runs: Sequence[RunData], counter: list[int]) -> Html:
+def method_html(method: Method[Any], runs: Sequence[RunData], counter: list[int]) -> Html:
     """The whole section of one method: combined headline, then each run."""
-    from taiwa.benchmarks import get_method
-
-    method = get_method(name)
     parts = [tag("h2", f"{method.name} (seed {method.seed})", id=f"m-{method.name}")]
     parts.append(tag("p", method.title, cls="muted"))
     rendered = [_section(method, r) for r in runs]
@@ -190,22 +191,17 @@ def method_html(name: str, runs: Sequence[RunData], counter: list[int]) -> Html:
         parts.append(tag("h4", "provenance"))
         parts.append(provenance(run))
         counter[0] += 1
-    return Html(f'<section class="method" data-method="{esc(name)}">{join(parts)}</section>')
+    return Html(f'<section class="method" data-method="{esc(method.name)}">{join(parts)}</section>')
 
 
-def report_html(runs: Sequence[RunData]) -> str:
-    """The page for ``runs``, grouped by method in the registry's order."""
-    from taiwa.benchmarks import method_names
-
-    order = {n: k for k, n in enumerate(method_names())}
-    groups: dict[str, list[RunData]] = {}
-    for r in sorted(runs, key=lambda r: (order.get(r.method, len(order)), str(r.path))):
-        groups.setdefault(r.method, []).append(r)
+def report_html(runs: Sequence[RunData], methods: Sequence[Method[Any]]) -> str:
+    """The page for ``runs``, grouped by method in the order of ``methods``."""
+    groups = by_method(runs, methods)
     counter = [0]
-    body = [method_html(name, rs, counter) for name, rs in groups.items()]
+    body = [method_html(m, rs, counter) for m, rs in groups]
     toc = join(
-        tag("li", Html(f'<a href="#m-{esc(n)}">{esc(n)}</a>'), f" ({len(rs)} run(s))")
-        for n, rs in groups.items()
+        tag("li", Html(f'<a href="#m-{esc(m.name)}">{esc(m.name)}</a>'), f" ({len(rs)} run(s))")
+        for m, rs in groups
     )
     made = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     return (
@@ -218,14 +214,17 @@ def report_html(runs: Sequence[RunData]) -> str:
     )
 
 
-def write_report(paths: Sequence[Path], out: Path | None = None) -> Path:
-    """Read the run directories in (or below) ``paths`` and write the report; by default
-    ``report.html`` in the one run directory, or in the first directory given."""
+def write_report(
+    paths: Sequence[Path], out: Path | None = None, *, methods: Sequence[Method[Any]]
+) -> Path:
+    """Read the run directories in (or below) ``paths`` and write the report of the runs of
+    ``methods`` (the registry's, handed down by the CLI); by default ``report.html`` in the one
+    run directory, or in the first directory given."""
     from taiwa.io import atomic_open
     from taiwa.report.runs import find_runs, load_run
 
     runs = [load_run(p) for p in find_runs(paths)]
     target = out or paths[0] / "report.html"
     with atomic_open(target, "w") as fh:
-        fh.write(report_html(runs))
+        fh.write(report_html(runs, methods))
     return target

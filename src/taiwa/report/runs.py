@@ -12,10 +12,13 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from taiwa.errors import InputError, TaiwaError
 from taiwa.io import decoded_lines, json_type, path_kind, require_file, shown_path
+
+if TYPE_CHECKING:
+    from taiwa.harness.method import Method
 
 SUMMARY = "summary.json"
 CONFIG = "config.json"
@@ -275,3 +278,18 @@ def item_sets_note(runs: Sequence[RunData]) -> str:
         for r in runs
     )
     return f"note: the runs were not on the same items ({each}); compare their rows with care"
+
+
+def by_method(
+    runs: Sequence[RunData], methods: Sequence[Method[Any]]
+) -> list[tuple[Method[Any], list[RunData]]]:
+    """The runs grouped by method, in the order of ``methods`` (the registry's, handed down by
+    the CLI), each group in path order; a run of a method not among ``methods`` is an error."""
+    known = {m.name: m for m in methods}
+    groups: dict[str, list[RunData]] = {}
+    for run in sorted(runs, key=lambda r: str(r.path)):
+        if run.method not in known:
+            names = ", ".join(known)
+            raise TaiwaError(f"unknown method {run.method!r}: expected one of {names}")
+        groups.setdefault(run.method, []).append(run)
+    return [(m, groups[m.name]) for m in methods if m.name in groups]

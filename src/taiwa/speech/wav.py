@@ -123,19 +123,3 @@ def write_benchmark_wav(path: str | Path, samples: np.ndarray, sample_rate: int)
     with atomic_open(target, "wb") as fh:
         sf.write(fh, pcm, SAMPLE_RATE, subtype=SUBTYPE, format="WAV")
     return WavInfo(SAMPLE_RATE, CHANNELS, SUBTYPE, len(pcm))
-
-
-def read_mono_float(path: str | Path, sample_rate: int) -> np.ndarray:
-    """The samples of a benchmark WAV as float32 in [-1, 1] at ``sample_rate`` (e.g. 16 kHz for
-    Whisper), resampled with scipy's polyphase filter."""
-    import numpy as np
-    import soundfile as sf
-
-    data, rate = sf.read(str(path), dtype="float32", always_2d=True)
-    x = data.mean(axis=1) if data.shape[1] > 1 else data[:, 0]
-    if rate != sample_rate:
-        from scipy.signal import resample_poly
-
-        g = gcd(rate, sample_rate)
-        x = resample_poly(x, sample_rate // g, rate // g)
-    return np.ascontiguousarray(x, dtype=np.float32)

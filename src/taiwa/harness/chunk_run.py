@@ -1,0 +1,185 @@
+"""The stages of a prepared run over the dataset, chunk by chunk (DESIGN.md, "One flow",
+execute): for each chunk every stage in order, each per-system stage for all systems at once
+(a cross-system stage once per sample), one progress bar per stage; the chunk's rows go to the
+spill files and the chunk is dropped.
+
+Pipelining: per-system stages that call no model and directly follow one that does (a score
+stage) run on each sample as soon as its row is made (:class:`_Followers`), so they are done
+when the last reply lands (``tests/test_pipelining.py``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from taiwa.harness.method import SYSTEM, Row, Stage
+from taiwa.harness.plan import Plan, plan_models
+from taiwa.harness.pool import ModelPool, RoleModel
+from taiwa.harness.rows import RowStore
+from taiwa.harness.stage_run import local_row, run_stage
+
+
+def progress_bars(show: bool) -> Progress:
+    """The run's progress display (one bar per stage; hidden when ``show`` is false)."""
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        disable=not show,
+    )
+
+
+async def check_models(plan: Plan, pool: ModelPool) -> None:
+    """Load every model the stages will use and check its endpoint before the first sample."""
+    for role, spec in plan_models(plan):
+        await pool.get(role, spec).inner.check()
+
+
+def _with_ids(sample_ids: Sequence[str], system: str, rows: Sequence[Row]) -> list[Row]:
+    head = {"system": system} if system else {}
+    return [{"id": sid, **head, **row} for sid, row in zip(sample_ids, rows, strict=True)]
+
+
+async def run_stages(
+    plan: Plan, pool: ModelPool, progress: Progress, seconds: dict[str, float], store: RowStore
+) -> None:
+    """Every stage on each chunk of samples in turn; the chunk's rows go to ``store``."""
+    tasks = {
+        st.name: progress.add_task(
+            _stage_label(st, plan),
+            total=len(plan.samples) * (1 if st.across_systems else len(plan.systems)),
+        )
+        for st in plan.stages
+    }
+    for chunk in plan.samples.chunks():
+        await _run_chunk(plan, chunk, pool, progress, tasks, seconds, store)
+
+
+async def _run_chunk(
+    plan: Plan,
+    samples: Sequence[Any],
+    pool: ModelPool,
+    progress: Progress,
+    tasks: Mapping[str, Any],
+    seconds: dict[str, float],
+    store: RowStore,
+) -> None:
+    """The stages on one chunk, in order. Per-system stages that call no model and directly
+    follow one that does run sample by sample as the model's rows are made (pipelined: a
+    score stage is done by the time the last reply arrives)."""
+    ids = [s.id for s in samples]
+    upstream: dict[str, dict[str, dict[str, Row]]] = {
+        sys_: {sid: {} for sid in ids} for sys_ in plan.systems
+    }
+    stages = list(plan.stages)
+    i = 0
+    while i < len(stages):
+        stage = stages[i]
+        start = time.perf_counter()
+
+        def advance(x: float, task: Any = tasks[stage.name]) -> None:
+            progress.advance(task, x)
+
+        if stage.across_systems:
+            rows = await run_stage(
+                stage,
+                samples,
+                lambda s: {sys_: upstream[sys_][s.id] for sys_ in plan.systems},
+                _stage_model(plan, pool, stage, ""),
+                advance,
+            )
+            store.append(stage.name, "", _with_ids(ids, "", rows))
+            seconds[stage.name] = round(seconds.get(stage.name, 0.0) + _since(start), 3)
+            i += 1
+            continue
+        models = {sys_: _stage_model(plan, pool, stage, sys_) for sys_ in plan.systems}
+        followers: list[Stage[Any]] = []
+        if any(m is not None for m in models.values()):
+            for later in stages[i + 1 :]:
+                if later.across_systems or any(
+                    _stage_model(plan, pool, later, sys_) is not None for sys_ in plan.systems
+                ):
+                    break
+                followers.append(later)
+        pipe = _Followers(stage.name, followers, upstream, progress, tasks)
+        per_system = await asyncio.gather(
+            *(
+                run_stage(
+                    stage,
+                    samples,
+                    lambda s, sys_=sys_: upstream[sys_][s.id],  # type: ignore[misc]
+                    models[sys_],
+                    advance,
+                    pipe.lane(sys_),
+                )
+                for sys_ in plan.systems
+            )
+        )
+        for sys_, rows in zip(plan.systems, per_system, strict=True):
+            store.append(stage.name, sys_, _with_ids(ids, sys_, rows))
+        own = _since(start) - sum(pipe.seconds.values())
+        seconds[stage.name] = round(seconds.get(stage.name, 0.0) + own, 3)
+        for f in followers:
+            for sys_ in plan.systems:
+                rows = [upstream[sys_][sid][f.name] for sid in ids]
+                store.append(f.name, sys_, _with_ids(ids, sys_, rows))
+            seconds[f.name] = round(seconds.get(f.name, 0.0) + pipe.seconds[f.name], 3)
+        i += 1 + len(followers)
+
+
+def _since(start: float) -> float:
+    return time.perf_counter() - start
+
+
+def _stage_model(plan: Plan, pool: ModelPool, stage: Stage[Any], system: str) -> RoleModel | None:
+    """The model ``stage`` calls for ``system`` (None: its role has a local value, or none)."""
+    if stage.role == SYSTEM:
+        return pool.get(SYSTEM, system)
+    spec = plan.setup.roles.get(stage.role or "")
+    role = next((r for r in plan.method.roles if r.name == stage.role), None)
+    return pool.get(role.name, spec) if role and spec and role.is_model(spec) else None
+
+
+class _Followers:
+    """Runs the local ``followers`` of stage ``name`` on each sample as soon as its row of
+    ``name`` is made (see :func:`_run_chunk`); their rows go into ``upstream``."""
+
+    def __init__(
+        self,
+        name: str,
+        followers: Sequence[Stage[Any]],
+        upstream: dict[str, dict[str, dict[str, Row]]],
+        progress: Progress,
+        tasks: Mapping[str, Any],
+    ) -> None:
+        self.name = name
+        self.followers = followers
+        self.upstream = upstream
+        self.progress = progress
+        self.tasks = tasks
+        self.seconds = {f.name: 0.0 for f in followers}
+
+    def lane(self, system: str) -> Callable[[Any, Row], None]:
+        def on_done(sample: Any, row: Row) -> None:
+            up = self.upstream[system][sample.id]
+            up[self.name] = row
+            for f in self.followers:
+                start = time.perf_counter()
+                up[f.name] = local_row(f, sample, up)
+                self.seconds[f.name] += _since(start)
+                self.progress.advance(self.tasks[f.name], 1)
+
+        return on_done
+
+
+def _stage_label(stage: Stage[Any], plan: Plan) -> str:
+    if stage.role == SYSTEM:
+        return f"{stage.name} ({len(plan.systems)} system(s))"
+    spec = plan.setup.roles.get(stage.role or "")
+    return f"{stage.name} ({stage.role}: {spec})" if spec else stage.name

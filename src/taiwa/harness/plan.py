@@ -1,0 +1,134 @@
+"""Preparing a run (DESIGN.md, "One flow", prepare): everything is validated before the first
+model call, each problem one line: the method's options, its roles (defaults, required,
+unknown), the systems, the SPECs of every model the stages will call, the dataset (read once
+and counted) and where the run will be written.
+
+The method comes from the caller: the CLI resolves its name through the registry
+(``taiwa.benchmarks``) and hands the method object down; nothing here knows a method by name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from taiwa.errors import TaiwaError
+from taiwa.harness.config import RunConfig
+from taiwa.harness.method import HUMAN, SYSTEM, Method, Setup, Stage
+from taiwa.harness.options import parse_options
+from taiwa.harness.rundir import default_run_dir
+from taiwa.harness.samples import SampleSource, chunk_size
+from taiwa.io import shown
+from taiwa.models.spec import ModelSpec
+
+
+@dataclass
+class Plan:
+    """A validated run: nothing below has called a model yet."""
+
+    config: RunConfig
+    method: Method[Any]
+    setup: Setup
+    systems: list[str]
+    data_path: Path
+    samples: SampleSource
+    stages: list[Stage[Any]]
+    out: Path
+
+
+def _resolve_roles(method: Method[Any], given: Mapping[str, str]) -> dict[str, str]:
+    declared = {r.name: r for r in method.roles}
+    for name in given:
+        if name not in declared:
+            roles = ", ".join(declared) or "none"
+            raise TaiwaError(f"{method.name} has no role {name!r} (its roles: {roles})")
+    blank = next((name for name, spec in given.items() if not spec.strip()), None)
+    if blank is not None:
+        raise TaiwaError(f"--role {blank}= is empty: give a SPEC, or leave the role out")
+    out: dict[str, str] = {}
+    for name, role in declared.items():
+        spec = given.get(name) or role.default
+        if spec is None:
+            if role.required:
+                raise TaiwaError(f"{method.name} needs a {name}: --role {name}=SPEC")
+            continue
+        if role.is_model(spec):
+            if not role.models:
+                raise TaiwaError(f"--role {name}={shown(spec)} is not a {name} here: {role.help}")
+            ModelSpec.parse(spec)
+        out[name] = spec
+    return out
+
+
+def _resolve_systems(method: Method[Any], models: Sequence[str]) -> list[str]:
+    if not method.takes_systems:
+        if models:
+            raise TaiwaError(
+                f"{method.name} takes no --model: the systems it scores come from the data"
+            )
+        return [""]
+    if not models:
+        raise TaiwaError(f"{method.name} needs at least one system: --model SPEC")
+    seen: set[str] = set()
+    for spec in models:
+        if spec in seen:
+            raise TaiwaError(f"--model {spec} is given twice")
+        seen.add(spec)
+        if spec != HUMAN:
+            ModelSpec.parse(spec)
+    return list(models)
+
+
+def model_roles(
+    stages: Sequence[Stage[Any]],
+    method: Method[Any],
+    roles: Mapping[str, str],
+    systems: Sequence[str],
+) -> list[tuple[str, str]]:
+    """``(role, SPEC)`` of every model the stages will call, in first-use order."""
+    by_name = {r.name: r for r in method.roles}
+    wanted: list[tuple[str, str]] = []
+    for st in stages:
+        if st.role == SYSTEM:
+            wanted += [(SYSTEM, s) for s in systems if s]
+        elif st.role is not None and st.role in roles and by_name[st.role].is_model(roles[st.role]):
+            wanted.append((st.role, roles[st.role]))
+    return list(dict.fromkeys(wanted))
+
+
+def plan_models(plan: Plan) -> list[tuple[str, str]]:
+    """``(role, SPEC)`` of every model a prepared run will call (:func:`model_roles`)."""
+    return model_roles(plan.stages, plan.method, plan.setup.roles, plan.systems)
+
+
+def prepare(config: RunConfig, method: Method[Any]) -> Plan:
+    """Validate the whole run of ``method`` (one-line errors) without calling any model."""
+    m = method
+    options = parse_options(m.name, m.options, config.options)
+    roles = _resolve_roles(m, config.roles)
+    systems = _resolve_systems(m, config.models)
+    setup = Setup(
+        options=options,
+        roles=roles,
+        params=config.params,
+        seed=config.seed,
+        systems=tuple(s for s in systems if s),
+    )
+    stages = list(m.stages(setup))
+    calls = model_roles(stages, m, roles, systems)
+    if not calls and (config.cache_dir or config.no_cache):
+        raise TaiwaError(
+            f"{m.name} with these settings calls no model: --cache-dir/--no-cache do not apply"
+        )
+    for _, spec in calls:
+        if spec != HUMAN:
+            ModelSpec.parse(spec).check(config.model_options)
+    data_path = (config.data or m.default_data()).resolve()
+    chunk = chunk_size(config.concurrency if calls else None)
+    samples = SampleSource(lambda: m.load(data_path, options), config.limit, chunk)
+    if not len(samples):
+        raise TaiwaError(f"{data_path}: no samples to evaluate")
+    out = config.out or default_run_dir(m.name, systems, data_path)
+    return Plan(config, m, setup, systems, data_path, samples, stages, out)

@@ -1,0 +1,119 @@
+"""What a failed exchange with an OpenAI-compatible server means (for
+:mod:`taiwa.models.openai_transport`): :class:`RequestFailed` (retryable or not, a connection
+that could not be made), :class:`FormatRejected` (a ``response_format`` the server refuses), the
+server's own words with echoed secrets masked, ``Retry-After``, and the reply text of a body
+that did arrive."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from taiwa.redact import redact
+
+
+class RequestFailed(Exception):
+    """One HTTP exchange failed; ``retryable`` says whether another attempt may help and
+    ``connection`` whether the server could not be reached at all (retried for a while)."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        retryable: bool,
+        retry_after: float | None = None,
+        connection: bool = False,
+    ) -> None:
+        super().__init__(message)
+        self.retryable = retryable
+        self.retry_after = retry_after
+        self.connection = connection
+
+
+class FormatRejected(RequestFailed):
+    """The server rejected the request's ``response_format`` (never retried)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, retryable=False)
+
+
+def _error_text(raw: bytes) -> str:
+    """The server's own words: ``error.message`` (or ``detail``) of a JSON body, else the body;
+    secrets it echoes (an ``Authorization`` header, a key) masked."""
+    return redact(_server_words(raw))
+
+
+def _server_words(raw: bytes) -> str:
+    text = raw.decode("utf-8", "replace")
+    try:
+        body = json.loads(text)
+    except ValueError:
+        return " ".join(text.split())
+    if isinstance(body, dict):
+        err = body.get("error")
+        if isinstance(err, dict) and err.get("message") is not None:
+            msg = err["message"]
+            return msg if isinstance(msg, str) else json.dumps(msg, ensure_ascii=False)
+        if isinstance(err, str):
+            return err
+        for key in ("detail", "message"):
+            if body.get(key) is not None:
+                v = body[key]
+                return v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
+    return " ".join(text.split())
+
+
+def _retry_after(value: str | None) -> float | None:
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        return None  # an HTTP date: rare for APIs, the backoff covers it
+
+
+def _unreachable(exc: Exception) -> bool:
+    """The server could not be reached or dropped the connection (not a slow or bad answer)."""
+    import aiohttp
+
+    return isinstance(
+        exc, aiohttp.ClientConnectorError | aiohttp.ServerDisconnectedError | aiohttp.ClientOSError
+    )
+
+
+def _key_rejected(base_url: str, status: int, message: str) -> str:
+    has_key = bool(os.environ.get("OPENAI_API_KEY"))
+    what = "the API key in OPENAI_API_KEY" if has_key else "the request without an API key"
+    fix = "check OPENAI_API_KEY" if has_key else "set OPENAI_API_KEY"
+    return f"{base_url} rejected {what} (HTTP {status}: {message[:200]}): {fix}"
+
+
+def _connect_error(exc: Exception, url: str) -> str:
+    import aiohttp
+
+    if isinstance(exc, aiohttp.ClientConnectorError):
+        if isinstance(exc.os_error, ConnectionRefusedError):
+            return f"connection refused: {url}"
+        return f"cannot connect: {url} ({exc.os_error})"
+    return f"connection error: {url} ({type(exc).__name__}: {exc})"
+
+
+def _content_text(content: Any, raw: bytes) -> str:
+    """The reply text of ``choices[0].message.content``: a string, or a list of content parts
+    (their text parts joined, as some servers send); anything else is a failed attempt."""
+    if isinstance(content, str):
+        return content
+    if (
+        isinstance(content, list)
+        and content
+        and all(
+            isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str)
+            for p in content
+        )
+    ):
+        return "".join(p["text"] for p in content)
+    if content is None:
+        raise RequestFailed("the server returned no message content", retryable=True)
+    got = _error_text(raw)[:200]
+    raise RequestFailed(f"the message content is not text: {got}", retryable=True)
