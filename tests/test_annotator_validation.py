@@ -13,7 +13,7 @@ import pytest
 
 from taiwa.annotators.steps_json import DROPPED_UNKNOWN_ACT, RENORMALISED, parse_steps
 from taiwa.annotators.validation import Pair, sequence_report
-from taiwa.benchmarks.da_response import offline
+from taiwa.benchmarks.da_response import shipped_annotator
 from taiwa.benchmarks.da_response.validate import validate_annotator
 from taiwa.harness.config import RunConfig
 from taiwa.harness.runner import run
@@ -110,8 +110,8 @@ def test_sequence_report_alignment_counts_omissions() -> None:
 
 
 def test_shipped_offline_annotator_meets_the_issue_targets() -> None:
-    meta = offline.default_annotator().classifier.meta
-    raw = sample_path(offline.TRAIN).read_bytes()
+    meta = shipped_annotator.default_annotator().classifier.meta
+    raw = sample_path(shipped_annotator.TRAIN).read_bytes()
     assert meta["training_data"]["sha256"] == hashlib.sha256(raw).hexdigest()
     assert meta["taxonomy"] == "assistant7" and meta["features"]["use_position"]
     held = meta["held_out"]
@@ -124,12 +124,12 @@ def test_shipped_offline_annotator_meets_the_issue_targets() -> None:
         assert ranking[name]["all"]["wins"] > ranking[b]["all"]["wins"]
     assert seq[name]["wed"]["value"] <= 0.15
     assert set(seq[name]["per_act"]) == set(TAX.names)
-    assert held["files"] == [offline.HELD_OUT, offline.ALTERNATIVES]
+    assert held["files"] == [shipped_annotator.HELD_OUT, shipped_annotator.ALTERNATIVES]
 
 
 def test_validate_reproduces_the_shipped_figures() -> None:
-    report = validate_annotator("offline", offline.held_out_files())
-    shipped = offline.default_annotator().classifier.meta["held_out"]
+    report = validate_annotator("offline", shipped_annotator.held_out_files())
+    shipped = shipped_annotator.default_annotator().classifier.meta["held_out"]
     name = report["annotator"]
     assert report["sequence"][name]["wed"] == pytest.approx(shipped["sequence"][name]["wed"])
     assert report["ranking"][name]["all"] == shipped["ranking"][name]["all"]
@@ -138,8 +138,8 @@ def test_validate_reproduces_the_shipped_figures() -> None:
 
 def test_cli_validate_annotator_prints_tables_and_baselines(tmp_path: Path) -> None:
     out = tmp_path / "report.json"
-    heldout = str(sample_path(offline.HELD_OUT))
-    alts = str(sample_path(offline.ALTERNATIVES))
+    heldout = str(sample_path(shipped_annotator.HELD_OUT))
+    alts = str(sample_path(shipped_annotator.ALTERNATIVES))
     res = _taiwa(
         "validate",
         "annotator",
@@ -237,7 +237,7 @@ def test_run_summary_names_the_offline_annotator_and_its_figures(tmp_path: Path)
         show_progress=False,
     )
     ann = res.summary["across"]["annotator"]
-    held = offline.default_annotator().classifier.meta["held_out"]
+    held = shipped_annotator.default_annotator().classifier.meta["held_out"]
     assert ann["spec"] == "offline" and ann["name"] == held["annotator"]
     assert ann["validated"]["macro_f1"] == held["sequence"][held["annotator"]]["macro_f1"]
     assert (
@@ -279,8 +279,8 @@ def test_shipped_assistant7_weights_minimise_their_training_problem() -> None:
     from taiwa.annotators.sentence_annotator import ImportanceModel, sentence_examples
     from taiwa.benchmarks.da_response.labelled import load_labelled
 
-    shipped = offline.default_annotator()
-    replies, _ = load_labelled([sample_path(offline.TRAIN)])
+    shipped = shipped_annotator.default_annotator()
+    replies, _ = load_labelled([sample_path(shipped_annotator.TRAIN)])
     training = shipped.classifier.meta["training"]
     feat, objective = final_problem(
         sentence_examples(replies),

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from taiwa.benchmarks.da_response import offline
+from taiwa.benchmarks.da_response import shipped_annotator
 from taiwa.samples import sample_path
 from taiwa.taxonomies import load_taxonomy
 
@@ -36,7 +36,8 @@ def _labelled(output: dict[str, Any], acts: dict[str, Any], where: str) -> list[
 
 
 @pytest.mark.parametrize(
-    ("name", "prefix", "least"), [(offline.TRAIN, "at", 600), (offline.HELD_OUT, "ah", 100)]
+    ("name", "prefix", "least"),
+    [(shipped_annotator.TRAIN, "at", 600), (shipped_annotator.HELD_OUT, "ah", 100)],
 )
 def test_labelled_replies(name: str, prefix: str, least: int) -> None:
     rows = _rows(name)
@@ -47,12 +48,12 @@ def test_labelled_replies(name: str, prefix: str, least: int) -> None:
         assert r["id"].startswith(prefix)
         counts.update(_labelled(r["output"], r["output_dialogue_acts"], r["id"]))
     assert set(counts) == ACTS
-    if name == offline.TRAIN:
+    if name == shipped_annotator.TRAIN:
         assert min(counts.values()) >= 40, counts
 
 
 def test_alternatives() -> None:
-    rows = _rows(offline.ALTERNATIVES)
+    rows = _rows(shipped_annotator.ALTERNATIVES)
     assert len(rows) >= 50
     kinds: Counter[str] = Counter()
     for r in rows:
@@ -68,13 +69,15 @@ def test_alternatives() -> None:
 def test_no_overlap_with_the_benchmark_items() -> None:
     bench = _rows("da_response/gold.jsonl")
     bench_texts = {r["output"]["text"] for r in bench} | {r["input"]["text"] for r in bench}
-    mine = _rows(offline.TRAIN) + _rows(offline.HELD_OUT)
+    mine = _rows(shipped_annotator.TRAIN) + _rows(shipped_annotator.HELD_OUT)
     texts = {r["output"]["text"] for r in mine}
     assert not texts & bench_texts
     alt_texts = {
-        v["output"]["text"] for r in _rows(offline.ALTERNATIVES) for v in r["alternatives"]
+        v["output"]["text"]
+        for r in _rows(shipped_annotator.ALTERNATIVES)
+        for v in r["alternatives"]
     }
     assert not alt_texts & bench_texts
-    train = {r["output"]["text"] for r in _rows(offline.TRAIN)}
-    held = {r["output"]["text"] for r in _rows(offline.HELD_OUT)} | alt_texts
+    train = {r["output"]["text"] for r in _rows(shipped_annotator.TRAIN)}
+    held = {r["output"]["text"] for r in _rows(shipped_annotator.HELD_OUT)} | alt_texts
     assert not train & held

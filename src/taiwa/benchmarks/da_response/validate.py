@@ -42,7 +42,7 @@ def annotator_function(
     is filled by an LLM annotator as it runs (kind → count)."""
     repairs: dict[str, int] = {}
     if isinstance(spec, SentenceAnnotator) or spec == "offline":
-        from taiwa.benchmarks.da_response.offline import default_annotator
+        from taiwa.benchmarks.da_response.shipped_annotator import default_annotator
 
         ann = default_annotator() if isinstance(spec, str) else spec
 
@@ -70,7 +70,7 @@ def validate_annotator(
 ) -> dict[str, Any]:
     """The validation report of the annotator on ``paths`` (see the module docstring)."""
     from taiwa.benchmarks.da_response.labelled import load_labelled
-    from taiwa.benchmarks.da_response.offline import FIXED_ACT, acts
+    from taiwa.benchmarks.da_response.shipped_annotator import FIXED_ACT, acts
 
     replies, groups = load_labelled(paths)
     golds = replies + [r for g in groups for kind, r in g.variants if kind == "gold"]
