@@ -32,7 +32,7 @@ import fugashi
 
 from taiwa.annotators.da_classifier import default_classifier, load_examples
 from taiwa.benchmarks.da_response.labelled import load_labelled
-from taiwa.benchmarks.da_response.offline import HELD_OUT, default_annotator, sample_file
+from taiwa.benchmarks.da_response.shipped_annotator import HELD_OUT, default_annotator, sample_file
 
 
 def main() -> None:

@@ -50,6 +50,7 @@ from typing import Any
 
 from taiwa.benchmarks.prompts import METHOD as PROMPTS
 from taiwa.harness.config import RunConfig
+from taiwa.harness.demo_spec import Demo
 from taiwa.harness.method import Results, Role, Setup, Summary, Upstream
 from taiwa.harness.runner import run
 from taiwa.harness.stages import GenerateStage
@@ -149,8 +150,9 @@ class PairwiseBench:
     def tables(self, summary: Mapping[str, Any]) -> list[Any]:
         return []
 
-    def demo(self, console: Any, out: Path) -> None:
+    def demo(self) -> Demo:
         """No demo."""
+        return Demo()
 
 
 def _context(i: int) -> str:

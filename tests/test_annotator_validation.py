@@ -14,7 +14,7 @@ import pytest
 from taiwa.annotators.steps_json import DROPPED_UNKNOWN_ACT, RENORMALISED, parse_steps
 from taiwa.annotators.validation import Pair, sequence_report
 from taiwa.benchmarks import get_method
-from taiwa.benchmarks.da_response import offline
+from taiwa.benchmarks.da_response import shipped_annotator
 from taiwa.benchmarks.da_response.validate import validate_annotator
 from taiwa.harness.config import RunConfig
 from taiwa.harness.runner import run
@@ -112,8 +112,8 @@ def test_sequence_report_alignment_counts_omissions() -> None:
 
 
 def test_shipped_offline_annotator_meets_the_issue_targets() -> None:
-    meta = offline.default_annotator().classifier.meta
-    raw = sample_path(offline.TRAIN).read_bytes()
+    meta = shipped_annotator.default_annotator().classifier.meta
+    raw = sample_path(shipped_annotator.TRAIN).read_bytes()
     assert meta["training_data"]["sha256"] == hashlib.sha256(raw).hexdigest()
     assert meta["taxonomy"] == "assistant7" and meta["features"]["use_position"]
     held = meta["held_out"]
@@ -126,7 +126,7 @@ def test_shipped_offline_annotator_meets_the_issue_targets() -> None:
         assert ranking[name]["all"]["wins"] > ranking[b]["all"]["wins"]
     assert seq[name]["wed"]["value"] <= 0.15
     assert set(seq[name]["per_act"]) == set(TAX.names)
-    assert held["files"] == [offline.HELD_OUT, offline.ALTERNATIVES]
+    assert held["files"] == [shipped_annotator.HELD_OUT, shipped_annotator.ALTERNATIVES]
 
 
 def test_offline_annotator_on_the_varied_split() -> None:
@@ -135,7 +135,7 @@ def test_offline_annotator_on_the_varied_split() -> None:
     recall is at least 0.7 and gold beats its flawed variants in at least 90 % of pairs (issue
     26 asks 95 %: the shipped model reaches 54 of 60, README); the figures are computed here,
     from the shipped annotator."""
-    report = validate_annotator("offline", offline.split_files("varied"))
+    report = validate_annotator("offline", shipped_annotator.split_files("varied"))
     name = report["annotator"]
     seq = report["sequence"][name]
     question = seq["per_act"]["Question"]
@@ -147,31 +147,31 @@ def test_offline_annotator_on_the_varied_split() -> None:
     assert ranking["wins"] / pairs >= 0.9, ranking
     for baseline in (k for k in report["sequence"] if k != name):
         assert seq["macro_f1"] >= report["sequence"][baseline]["macro_f1"] + 0.2
-    shipped = offline.default_annotator().classifier.meta["held_out_varied"]
-    assert shipped["files"] == list(offline.SPLITS["varied"])
+    shipped = shipped_annotator.default_annotator().classifier.meta["held_out_varied"]
+    assert shipped["files"] == list(shipped_annotator.SPLITS["varied"])
     assert shipped["ranking"][name]["all"] == ranking
 
 
 def test_validate_reports_each_bundled_split_apart() -> None:
     from taiwa.benchmarks.da_response.validate import format_report, validate_by_split
 
-    files = offline.split_files("tidy") + offline.split_files("varied")
+    files = shipped_annotator.split_files("tidy") + shipped_annotator.split_files("varied")
     report = validate_by_split("offline", files)
     assert report["split"] == "tidy" and list(report["splits"]) == ["varied"]
-    assert report["files"] == [str(p) for p in offline.split_files("tidy")]
+    assert report["files"] == [str(p) for p in shipped_annotator.split_files("tidy")]
     varied = report["splits"]["varied"]
-    assert varied["files"] == [str(p) for p in offline.split_files("varied")]
+    assert varied["files"] == [str(p) for p in shipped_annotator.split_files("varied")]
     assert varied["sequence"] != report["sequence"]
     text = format_report(report)
     for split in ("tidy", "varied"):
         assert f"({split} held-out split)" in text
-    single = validate_by_split("offline", offline.split_files("varied"))
+    single = validate_by_split("offline", shipped_annotator.split_files("varied"))
     assert single["split"] == "varied" and "splits" not in single
 
 
 def test_validate_reproduces_the_shipped_figures() -> None:
-    report = validate_annotator("offline", offline.held_out_files())
-    shipped = offline.default_annotator().classifier.meta["held_out"]
+    report = validate_annotator("offline", shipped_annotator.held_out_files())
+    shipped = shipped_annotator.default_annotator().classifier.meta["held_out"]
     name = report["annotator"]
     assert report["sequence"][name]["wed"] == pytest.approx(shipped["sequence"][name]["wed"])
     assert report["ranking"][name]["all"] == shipped["ranking"][name]["all"]
@@ -180,8 +180,8 @@ def test_validate_reproduces_the_shipped_figures() -> None:
 
 def test_cli_validate_annotator_prints_tables_and_baselines(tmp_path: Path) -> None:
     out = tmp_path / "report.json"
-    heldout = str(sample_path(offline.HELD_OUT))
-    alts = str(sample_path(offline.ALTERNATIVES))
+    heldout = str(sample_path(shipped_annotator.HELD_OUT))
+    alts = str(sample_path(shipped_annotator.ALTERNATIVES))
     res = _taiwa(
         "validate",
         "annotator",
@@ -280,7 +280,7 @@ def test_run_summary_names_the_offline_annotator_and_its_figures(tmp_path: Path)
         show_progress=False,
     )
     ann = res.summary["across"]["annotator"]
-    held = offline.default_annotator().classifier.meta["held_out"]
+    held = shipped_annotator.default_annotator().classifier.meta["held_out"]
     assert ann["spec"] == "offline" and ann["name"] == held["annotator"]
     assert ann["validated"]["macro_f1"] == held["sequence"][held["annotator"]]["macro_f1"]
     assert (
@@ -326,8 +326,8 @@ def test_shipped_assistant7_weights_minimise_their_training_problem() -> None:
     from taiwa.annotators.sentence_annotator import ImportanceModel, sentence_examples
     from taiwa.benchmarks.da_response.labelled import load_labelled
 
-    shipped = offline.default_annotator()
-    replies, _ = load_labelled([sample_path(offline.TRAIN)])
+    shipped = shipped_annotator.default_annotator()
+    replies, _ = load_labelled([sample_path(shipped_annotator.TRAIN)])
     training = shipped.classifier.meta["training"]
     settings = FeatureSettings(**shipped.classifier.meta["features"])
     assert settings == shipped.classifier.featurizer.settings

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from taiwa.benchmarks.da_response import offline
+from taiwa.benchmarks.da_response import shipped_annotator
 from taiwa.samples import sample_path
 from taiwa.taxonomies import load_taxonomy
 
@@ -38,9 +38,9 @@ def _labelled(output: dict[str, Any], acts: dict[str, Any], where: str) -> list[
 @pytest.mark.parametrize(
     ("name", "prefix", "least"),
     [
-        (offline.TRAIN, "at", 600),
-        (offline.HELD_OUT, "ah", 100),
-        (offline.VARIED_HELD_OUT, "aw", 80),
+        (shipped_annotator.TRAIN, "at", 600),
+        (shipped_annotator.HELD_OUT, "ah", 100),
+        (shipped_annotator.VARIED_HELD_OUT, "aw", 80),
     ],
 )
 def test_labelled_replies(name: str, prefix: str, least: int) -> None:
@@ -52,7 +52,7 @@ def test_labelled_replies(name: str, prefix: str, least: int) -> None:
         assert r["id"].startswith(prefix)
         counts.update(_labelled(r["output"], r["output_dialogue_acts"], r["id"]))
     assert set(counts) == ACTS
-    if name == offline.TRAIN:
+    if name == shipped_annotator.TRAIN:
         assert min(counts.values()) >= 40, counts
 
 
@@ -61,7 +61,7 @@ def test_varied_split_asks_many_questions_in_many_ways() -> None:
     in ？, in か。 and in nothing (speech transcripts)."""
     questions = [
         s["sentence"]
-        for r in _rows(offline.VARIED_HELD_OUT)
+        for r in _rows(shipped_annotator.VARIED_HELD_OUT)
         for s in r["output_dialogue_acts"]["steps"]
         if s["act"] == "Question"
     ]
@@ -73,7 +73,8 @@ def test_varied_split_asks_many_questions_in_many_ways() -> None:
 
 
 @pytest.mark.parametrize(
-    ("name", "least"), [(offline.ALTERNATIVES, 50), (offline.VARIED_ALTERNATIVES, 25)]
+    ("name", "least"),
+    [(shipped_annotator.ALTERNATIVES, 50), (shipped_annotator.VARIED_ALTERNATIVES, 25)],
 )
 def test_alternatives(name: str, least: int) -> None:
     rows = _rows(name)
@@ -92,20 +93,20 @@ def test_alternatives(name: str, least: int) -> None:
 def test_no_overlap_with_the_benchmark_items() -> None:
     bench = _rows("da_response/gold.jsonl")
     bench_texts = {r["output"]["text"] for r in bench} | {r["input"]["text"] for r in bench}
-    mine = _rows(offline.TRAIN) + _rows(offline.HELD_OUT)
+    mine = _rows(shipped_annotator.TRAIN) + _rows(shipped_annotator.HELD_OUT)
     texts = {r["output"]["text"] for r in mine}
     assert not texts & bench_texts
     alt_texts = {
         v["output"]["text"]
-        for name in (offline.ALTERNATIVES, offline.VARIED_ALTERNATIVES)
+        for name in (shipped_annotator.ALTERNATIVES, shipped_annotator.VARIED_ALTERNATIVES)
         for r in _rows(name)
         for v in r["alternatives"]
     }
     assert not alt_texts & bench_texts
-    train = {r["output"]["text"] for r in _rows(offline.TRAIN)}
+    train = {r["output"]["text"] for r in _rows(shipped_annotator.TRAIN)}
     held = {
         r["output"]["text"]
-        for name in (offline.HELD_OUT, offline.VARIED_HELD_OUT)
+        for name in (shipped_annotator.HELD_OUT, shipped_annotator.VARIED_HELD_OUT)
         for r in _rows(name)
     } | alt_texts
     assert not train & held

@@ -15,7 +15,7 @@ from taiwa.benchmarks.da_response import messages
 from taiwa.benchmarks.da_response import prompts as seed000
 from taiwa.benchmarks.da_response.builder import build_items, parse_item, read_instructions
 from taiwa.benchmarks.da_response.dataset import load_da_response
-from taiwa.benchmarks.da_response.offline import default_annotator
+from taiwa.benchmarks.da_response.shipped_annotator import default_annotator
 from taiwa.errors import InputError
 from taiwa.harness.config import RunConfig
 from taiwa.harness.runner import run

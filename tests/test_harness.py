@@ -20,6 +20,7 @@ from taiwa.benchmarks.prompts import METHOD as PROMPTS
 from taiwa.benchmarks.prompts.dataset import PromptSample
 from taiwa.errors import TaiwaError
 from taiwa.harness.config import RunConfig
+from taiwa.harness.demo_spec import Demo
 from taiwa.harness.method import Results, Retry, Role, Row, Setup, StageBase, Summary
 from taiwa.harness.runner import prepare, run
 from taiwa.harness.stages import GenerateStage
@@ -111,8 +112,9 @@ class PairwiseMethod:
     def tables(self, summary: Mapping[str, Any]) -> list[Any]:
         return []
 
-    def demo(self, console: Any, out: Path) -> None:
+    def demo(self) -> Demo:
         """No demo."""
+        return Demo()
 
 
 def _jsonl(path: Path) -> list[dict[str, Any]]:

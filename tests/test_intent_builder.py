@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from taiwa.benchmarks.intent.builder import Question
+from taiwa.benchmarks.intent.build_records import Question
 from taiwa.benchmarks.intent.builder_prompts import parse_candidates, parse_contexts, parse_verdict
 from taiwa.benchmarks.intent.dataset import NONE_OF_THESE, iter_items
 from taiwa.benchmarks.intent.prompts import question_text

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict
 from taiwa.benchmarks.prompts import METHOD as PROMPTS_METHOD
 from taiwa.benchmarks.prompts.dataset import PromptSample
 from taiwa.harness.config import RunConfig
+from taiwa.harness.demo_spec import Demo
 from taiwa.harness.method import Results, Role, Setup, Summary, Upstream
 from taiwa.harness.runner import RunResult, run
 from taiwa.harness.stages import GenerateStage
@@ -228,8 +229,9 @@ class JudgedMethod:
     def tables(self, summary: Mapping[str, Any]) -> list[Any]:
         return []
 
-    def demo(self, console: Any, out: Path) -> None:
+    def demo(self) -> Demo:
         """No demo."""
+        return Demo()
 
 
 def _user(body: Mapping[str, Any]) -> str:

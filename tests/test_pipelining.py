@@ -15,6 +15,7 @@ import pytest
 from taiwa.benchmarks.prompts import METHOD as PROMPTS
 from taiwa.benchmarks.prompts.dataset import PromptSample
 from taiwa.harness.config import RunConfig
+from taiwa.harness.demo_spec import Demo
 from taiwa.harness.method import NoOptions, Results, Retry, Row, Setup, StageBase, Summary
 from taiwa.harness.runner import run
 from taiwa.harness.stages import LocalStage
@@ -110,8 +111,9 @@ class Toy:
     def tables(self, summary: Mapping[str, Any]) -> list[Any]:
         return []
 
-    def demo(self, console: Any, out: Path) -> None:
+    def demo(self) -> Demo:
         """No demo."""
+        return Demo()
 
 
 def _run(tmp_path: Path, model: SlowEcho, explode: str | None = None) -> Any:

@@ -6,10 +6,25 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from taiwa.annotators.da_classifier import DAClassifier
+    from taiwa.annotators.da_classifier_features import Featurizer
+    from taiwa.annotators.da_classifier_train import Softmax
+
+
+class TrainedClassifier(Protocol):
+    """What :func:`differences` compares of a fitted classifier
+    (:class:`taiwa.annotators.da_classifier.DAClassifier`)."""
+
+    @property
+    def acts(self) -> tuple[str, ...]: ...
+    @property
+    def featurizer(self) -> Featurizer: ...
+    @property
+    def model(self) -> Softmax: ...
+    @property
+    def meta(self) -> dict[str, Any]: ...
 
 
 def format_report(metrics: dict[str, Any], acts: Sequence[str]) -> str:
@@ -31,7 +46,7 @@ def format_report(metrics: dict[str, Any], acts: Sequence[str]) -> str:
     return "\n".join(lines)
 
 
-def differences(fresh: DAClassifier, shipped: DAClassifier) -> list[str]:
+def differences(fresh: TrainedClassifier, shipped: TrainedClassifier) -> list[str]:
     """How a freshly trained model differs from the shipped one (empty: it reproduces it, the
     weights to float32 precision)."""
     import numpy as np

@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict
 from taiwa.models.types import ChatRequest, ChatResponse, GenerationParams
 
 if TYPE_CHECKING:
+    from taiwa.harness.demo_spec import Demo
     from taiwa.report.runs import RunData
     from taiwa.report.section import Section
 
@@ -288,6 +289,8 @@ class Method(Protocol, Generic[S]):
         charts the run wrote); never calls a model. The page shows :meth:`tables` itself."""
         ...
 
-    def demo(self, console: Any, out: Path) -> None:
-        """The method's section of ``taiwa demo`` (offline, embedded defaults; may do nothing)."""
+    def demo(self) -> Demo:
+        """What the method's section of ``taiwa demo`` runs (offline, embedded defaults), as a
+        value that ``taiwa demo`` hands to the runner (:mod:`taiwa.harness.demo_spec`);
+        ``Demo()`` shows nothing."""
         ...

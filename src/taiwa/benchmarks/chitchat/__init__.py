@@ -26,9 +26,8 @@ from taiwa.harness.method import HUMAN, Results, Role, Setup, Summary
 from taiwa.harness.options import comma_list
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
     from taiwa.benchmarks.chitchat.dataset import ChitchatItem
+    from taiwa.harness.demo_spec import Demo
     from taiwa.harness.method import Stage
     from taiwa.report.runs import RunData
     from taiwa.report.section import Section
@@ -255,10 +254,10 @@ class ChitchatMethod:
 
         return section(run)
 
-    def demo(self, console: Console, out: Path) -> None:
-        from taiwa.benchmarks.chitchat.demo import run_demo
+    def demo(self) -> Demo:
+        from taiwa.benchmarks.chitchat.demo import demo
 
-        run_demo(self, console, out)
+        return demo()
 
 
 def _chain(parts: Iterable[Iterable[Any]]) -> Iterator[Any]:

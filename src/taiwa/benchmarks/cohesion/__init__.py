@@ -23,8 +23,7 @@ from taiwa.harness.method import Results, Setup, Summary
 from taiwa.harness.options import comma_list
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
+    from taiwa.harness.demo_spec import Demo
     from taiwa.harness.method import Stage
     from taiwa.report.runs import RunData
     from taiwa.report.section import Section
@@ -152,15 +151,12 @@ class CohesionMethod:
 
         return section(run)
 
-    def demo(self, console: Console, out: Path) -> None:
-        from taiwa.harness.config import RunConfig
-        from taiwa.harness.runner import run
+    def demo(self) -> Demo:
+        """The bundled labelled dialogues scored with the defaults (the systems come from the
+        data)."""
+        from taiwa.harness.demo_spec import DemoRun, one_run
 
-        res = run(
-            RunConfig(method=self.name, out=out / "cohesion"), method=self, show_progress=False
-        )
-        for t in self.tables(res.summary):
-            console.print(t)
+        return one_run(DemoRun("cohesion", progress=False, show="tables"))
 
 
 @cache

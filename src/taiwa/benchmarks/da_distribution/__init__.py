@@ -23,9 +23,8 @@ from taiwa.harness.method import HUMAN, Results, Role, Setup, Summary
 from taiwa.harness.options import comma_list
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
     from taiwa.benchmarks.da_distribution.dataset import ContextItem
+    from taiwa.harness.demo_spec import Demo
     from taiwa.harness.method import Stage
     from taiwa.models.types import ChatMessage
     from taiwa.report.runs import RunData
@@ -219,10 +218,10 @@ class DADistributionMethod:
 
         return section(run)
 
-    def demo(self, console: Console, out: Path) -> None:
-        from taiwa.benchmarks.da_distribution.demo import run_demo
+    def demo(self) -> Demo:
+        from taiwa.benchmarks.da_distribution.demo import demo
 
-        run_demo(self, console, out)
+        return demo()
 
 
 def _tagger_provenance(spec: str) -> dict[str, Any]:

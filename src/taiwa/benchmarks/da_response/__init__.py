@@ -21,9 +21,8 @@ from taiwa.benchmarks.da_response import prompts as seed000
 from taiwa.harness.method import Role, Setup, Summary
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
     from taiwa.benchmarks.da_response.dataset import DAResponseItem
+    from taiwa.harness.demo_spec import Demo
     from taiwa.harness.method import Results, Stage
     from taiwa.models.types import ChatMessage
     from taiwa.report.runs import RunData
@@ -76,7 +75,7 @@ class AnnotatorValidator:
     replies and gold-vs-flawed items of the offline annotator, both splits (reported apart)."""
 
     def default_data(self) -> list[Path]:
-        from taiwa.benchmarks.da_response.offline import SPLITS, split_files
+        from taiwa.benchmarks.da_response.shipped_annotator import SPLITS, split_files
 
         return [path for split in SPLITS for path in split_files(split)]
 
@@ -133,11 +132,13 @@ class DAResponseMethod:
         return sample_path("da_response/gold.jsonl")
 
     def load(self, path: Path, options: DAResponseOptions) -> Iterator[DAResponseItem]:
+        if options.input_mode == "audio":
+            from taiwa.benchmarks.da_response.audio import iter_heard
+
+            return iter_heard(path, options.render_missing)
         from taiwa.benchmarks.da_response.dataset import iter_da_response
 
-        return iter_da_response(
-            path, audio=options.input_mode == "audio", render_missing=options.render_missing
-        )
+        return iter_da_response(path)
 
     def reference(self, sample: DAResponseItem) -> str | None:
         return sample.output.text
@@ -159,8 +160,8 @@ class DAResponseMethod:
         ]
 
     def aggregate(self, samples: Iterable[Any], results: Results, setup: Setup) -> Summary:
-        from taiwa.benchmarks.da_response.offline import annotator_summary
         from taiwa.benchmarks.da_response.scoring import system_block
+        from taiwa.benchmarks.da_response.shipped_annotator import annotator_summary
 
         o: DAResponseOptions = setup.options
         across: dict[str, Any] = {
@@ -197,10 +198,10 @@ class DAResponseMethod:
 
         return section(run)
 
-    def demo(self, console: Console, out: Path) -> None:
-        from taiwa.benchmarks.da_response.demo import run_demo
+    def demo(self) -> Demo:
+        from taiwa.benchmarks.da_response.demo import demo
 
-        run_demo(self, console, out)
+        return demo(self.default_data())
 
 
 METHOD = DAResponseMethod()

@@ -74,7 +74,7 @@ class LLMAnnotateStage(StageBase):
 
 
 def _offline(sample: DAResponseItem, upstream: Upstream) -> Row:
-    from taiwa.benchmarks.da_response.offline import default_annotator
+    from taiwa.benchmarks.da_response.shipped_annotator import default_annotator
 
     seq = default_annotator().annotate(sample.input.text, _reply(upstream))
     if not seq.steps:

@@ -58,6 +58,15 @@ def with_audio(
         yield number, item.model_copy(update={"audio": str(wav)})
 
 
+def iter_heard(path: Path, render_missing: bool = True) -> Iterator[DAResponseItem]:
+    """The dataset of input mode audio, one item at a time: every item's WAV resolved and
+    checked, or rendered when missing (:func:`with_audio`); ids must be unique."""
+    from taiwa.benchmarks.da_response.dataset import numbered_items
+    from taiwa.io import unique_ids
+
+    return unique_ids(path, with_audio(path, numbered_items(path), render_missing))
+
+
 def _render(text: str, tts: TTS) -> Path:
     from taiwa.speech.render import audio_name, render_text
 

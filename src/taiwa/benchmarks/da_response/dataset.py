@@ -78,21 +78,16 @@ class DAResponseItem(BaseModel):
         return DASequence(steps=self.output_dialogue_acts.steps)
 
 
-def iter_da_response(
-    path: str | Path, *, audio: bool = False, render_missing: bool = True
-) -> Iterator[DAResponseItem]:
-    """Read and validate a dataset file (JSONL/CSV/Parquet) one item at a time; ids must be
-    unique. ``audio``: every item's WAV resolved and checked, or rendered when missing
-    (:func:`taiwa.benchmarks.da_response.audio.with_audio`)."""
-    context = {"taxonomy": load_taxonomy("assistant7")}
-    records: Iterator[tuple[int, DAResponseItem]] = iter_records(
-        path, DAResponseItem, context=context
-    )
-    if audio:
-        from taiwa.benchmarks.da_response.audio import with_audio
+def numbered_items(path: str | Path) -> Iterator[tuple[int, DAResponseItem]]:
+    """Every item of a dataset file (JSONL/CSV/Parquet) with its line number, validated one at a
+    time (ids not yet checked)."""
+    return iter_records(path, DAResponseItem, context={"taxonomy": load_taxonomy("assistant7")})
 
-        records = with_audio(Path(path), records, render_missing)
-    return unique_ids(path, records)
+
+def iter_da_response(path: str | Path) -> Iterator[DAResponseItem]:
+    """Read and validate a dataset file one item at a time; ids must be unique (audio mode:
+    :func:`taiwa.benchmarks.da_response.audio.iter_heard`)."""
+    return unique_ids(path, numbered_items(path))
 
 
 def load_da_response(path: str | Path) -> list[DAResponseItem]:

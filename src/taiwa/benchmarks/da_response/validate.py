@@ -45,7 +45,7 @@ def annotator_function(
     is filled by an LLM annotator as it runs (kind → count)."""
     repairs: dict[str, int] = {}
     if isinstance(spec, SentenceAnnotator) or spec == "offline":
-        from taiwa.benchmarks.da_response.offline import default_annotator
+        from taiwa.benchmarks.da_response.shipped_annotator import default_annotator
 
         ann = default_annotator() if isinstance(spec, str) else spec
 
@@ -73,7 +73,7 @@ def validate_annotator(
 ) -> dict[str, Any]:
     """The validation report of the annotator on ``paths`` (see the module docstring)."""
     from taiwa.benchmarks.da_response.labelled import load_labelled
-    from taiwa.benchmarks.da_response.offline import FIXED_ACT, acts
+    from taiwa.benchmarks.da_response.shipped_annotator import FIXED_ACT, acts
 
     replies, groups = load_labelled(paths)
     golds = replies + [r for g in groups for kind, r in g.variants if kind == "gold"]
@@ -108,7 +108,7 @@ def validate_by_split(
     """:func:`validate_annotator` on each bundled split among ``paths`` apart (a user's files
     together, as one more split). The report is the first split's, with its name under
     ``split`` and the other splits' reports under ``splits``."""
-    from taiwa.benchmarks.da_response.offline import split_of
+    from taiwa.benchmarks.da_response.shipped_annotator import split_of
 
     groups: dict[str | None, list[Path]] = {}
     for path in paths:

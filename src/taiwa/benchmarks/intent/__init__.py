@@ -21,9 +21,8 @@ from taiwa.benchmarks.intent.parsing import parse_answer
 from taiwa.harness.method import Results, Setup, Summary
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
     from taiwa.benchmarks.intent.dataset import IntentItem
+    from taiwa.harness.demo_spec import Demo
     from taiwa.harness.method import Role, Stage
     from taiwa.models.types import ChatMessage
     from taiwa.report.runs import RunData
@@ -140,10 +139,10 @@ class IntentMethod:
 
         return section(run)
 
-    def demo(self, console: Console, out: Path) -> None:
-        from taiwa.benchmarks.intent.demo import run_demo
+    def demo(self) -> Demo:
+        from taiwa.benchmarks.intent.demo import demo
 
-        run_demo(self, console, out)
+        return demo()
 
 
 METHOD = IntentMethod()

@@ -17,9 +17,10 @@ Steps, with any chat model:
 Every model reply is JSON (:mod:`.builder_prompts`), repaired by re-asking with the error
 (bounded); what never parses is counted per step, never a crash.
 
-``questions.jsonl`` holds one :class:`Question` per line: the :class:`IntentItem` fields
-without ``gold`` and ``votes``, plus ``intended`` (the index of the intent the model wrote for
-this context: a hint, not the gold label, which the annotators decide)::
+``questions.jsonl`` holds one :class:`~.build_records.Question` per line: the
+:class:`IntentItem` fields without ``gold`` and ``votes``, plus ``intended`` (the index of the
+intent the model wrote for this context: a hint, not the gold label, which the annotators
+decide)::
 
     {"id": "ic-01-c1-x1", "group": "ic-01-c1", "context": "…", "core": "…",
      "options": ["…", "…", "…", "該当なし"], "intended": 2, "source": "…"}
@@ -31,30 +32,26 @@ import random
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
-
+from taiwa.benchmarks.intent.build_records import MAX_OPTIONS, Candidate, Question
+from taiwa.benchmarks.intent.build_settings import BuildSettings, ask_json, json_request
 from taiwa.benchmarks.intent.builder_prompts import (
     contexts_prompt,
     extraction_prompt,
     parse_candidates,
     parse_contexts,
 )
-from taiwa.benchmarks.intent.dataset import NONE_OF_THESE, IntentItem, QuestionBase
-from taiwa.llm_json import JsonOutcome, generate_json
+from taiwa.benchmarks.intent.dataset import NONE_OF_THESE, IntentItem
 from taiwa.models.base import ChatModel
-from taiwa.models.types import ChatMessage, ChatRequest, GenerationParams
-from taiwa.schema import Dialogue, NonBlank
+from taiwa.models.types import ChatRequest
+from taiwa.schema import Dialogue
 from taiwa.text.normalize import nfkc
 
 if TYPE_CHECKING:
     from taiwa.benchmarks.intent.filters import CandidateFilter
 
 T = TypeVar("T")
-
-MAX_OPTIONS = 4
-"""Options per question, 「該当なし」 included (seed 004 §2.3 shows four)."""
 
 _TEXT = {"type": "string", "minLength": 1}
 EXTRACT_SCHEMA = {
@@ -85,48 +82,6 @@ CONTEXTS_SCHEMA = {
     },
     "required": ["contexts"],
 }
-
-
-class Candidate(BaseModel):
-    """A (context, core, intent) triple: one line of ``candidates.jsonl``. ``group`` is the id of
-    the extracted candidate whose core sentence it shares; ``origin`` says which step wrote it;
-    ``dropped`` is the filter's reason when a filter dropped it (such lines are kept in the
-    file, for the record, but give no question)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    id: NonBlank
-    group: NonBlank
-    dialogue: str
-    origin: Literal["extracted", "generated"]
-    context: NonBlank
-    core: NonBlank
-    intent: NonBlank
-    dropped: str | None = None
-
-
-class Question(QuestionBase):
-    """A question before annotation: one line of ``questions.jsonl`` (module docstring)."""
-
-    intended: int = Field(ge=0)
-    """The option the model wrote for this context: a hint, not the gold label."""
-
-    @model_validator(mode="after")
-    def _intended_in_options(self) -> Question:
-        self._check_index("intended", self.intended)
-        return self
-
-
-@dataclass(frozen=True)
-class BuildSettings:
-    """How many candidates and contexts to ask for, and the generation settings."""
-
-    per_dialogue: int = 2
-    contexts: int = 2
-    seed: int = 0
-    max_tokens: int = 512
-    attempts: int = 2
-    source: str = "taiwa build intent"
 
 
 @dataclass
@@ -176,28 +131,6 @@ async def build_questions(
     report.candidates = _by_group(extracted, generated)
     report.questions = assemble_questions(report.candidates, settings.seed, report.dropped)
     return report
-
-
-def json_request(
-    rid: str, prompt: tuple[str, str], settings: BuildSettings, schema: dict[str, Any]
-) -> ChatRequest:
-    """One greedy request for JSON (``schema`` constrains the reply where the backend can)."""
-    system, user = prompt
-    params = GenerationParams(
-        temperature=0.0, max_tokens=settings.max_tokens, seed=settings.seed, json_schema=schema
-    )
-    messages = [ChatMessage(role="system", content=system), ChatMessage(role="user", content=user)]
-    return ChatRequest(id=rid, messages=messages, params=params)
-
-
-async def ask_json(
-    model: ChatModel,
-    requests: list[ChatRequest],
-    parse: Callable[[str], T],
-    settings: BuildSettings,
-) -> list[JsonOutcome[T]]:
-    """The replies, parsed, each repaired up to ``settings.attempts`` times."""
-    return await generate_json(model, requests, parse, attempts=settings.attempts)
 
 
 async def _ask(

@@ -73,7 +73,8 @@ def build_intent(
     [bold]taiwa build intent-import OUT --out items.jsonl[/bold]."""
     import asyncio
 
-    from taiwa.benchmarks.intent.builder import BuildSettings, build_questions
+    from taiwa.benchmarks.intent.build_settings import BuildSettings
+    from taiwa.benchmarks.intent.builder import build_questions
     from taiwa.benchmarks.intent.filters import make_filter
     from taiwa.errors import TaiwaError
     from taiwa.io import check_writable, iter_records, unique_ids
@@ -181,7 +182,8 @@ def build_intent_import(
 ) -> None:
     """Aggregate the filled sheets (gold: 2 of 3 agree; all different: excluded) and write the
     benchmark in one seeded random order (seed 004 §2.3, §3.2)."""
-    from taiwa.benchmarks.intent.builder import Question, shuffle_items
+    from taiwa.benchmarks.intent.build_records import Question
+    from taiwa.benchmarks.intent.builder import shuffle_items
     from taiwa.benchmarks.intent.filters import read_review
     from taiwa.benchmarks.intent.sheets import aggregate_items, read_sheets
     from taiwa.errors import TaiwaError

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from taiwa.benchmarks.intent.builder import BuildSettings, Candidate, ask_json, json_request
+from taiwa.benchmarks.intent.build_records import Candidate
+from taiwa.benchmarks.intent.build_settings import BuildSettings, ask_json, json_request
 from taiwa.benchmarks.intent.builder_prompts import filter_prompt, parse_verdict
 from taiwa.benchmarks.intent.sheets import read_csv_rows, write_bom_csv
 from taiwa.errors import InputError, TaiwaError

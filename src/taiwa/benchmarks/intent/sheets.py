@@ -26,7 +26,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from taiwa.benchmarks.intent.builder import MAX_OPTIONS, Question
+from taiwa.benchmarks.intent.build_records import MAX_OPTIONS, Question
 from taiwa.benchmarks.intent.dataset import IntentItem
 from taiwa.benchmarks.intent.prompts import question_text
 from taiwa.errors import InputError, TaiwaError

@@ -16,6 +16,7 @@ from taiwa.harness.method import NoOptions, Results, Setup, Summary, Upstream
 
 if TYPE_CHECKING:
     from taiwa.benchmarks.prompts.dataset import PromptSample
+    from taiwa.harness.demo_spec import Demo
     from taiwa.harness.method import Stage
     from taiwa.report.runs import RunData
     from taiwa.report.section import Section
@@ -113,15 +114,12 @@ class PromptsMethod:
         svg = grouped_bars([METRICS[k] for k in keys], series, "mean per reply", ylim=(0, 1.05))
         return Section([Figure("per system", svg, "error bars: 95 % bootstrap CI")])
 
-    def demo(self, console: Any, out: Path) -> None:
+    def demo(self) -> Demo:
         """Two baselines and the references themselves (``human``) on the bundled prompts."""
-        from taiwa.harness.config import RunConfig
-        from taiwa.harness.runner import run
+        from taiwa.harness.demo_spec import DemoRun, one_run
 
-        systems = ["builtin:parrot", "builtin:eliza", "human"]
-        cfg = RunConfig(method=self.name, models=systems, out=out / "prompts")
-        for table in self.tables(run(cfg, method=self, show_progress=False).summary):
-            console.print(table)
+        systems = ("builtin:parrot", "builtin:eliza", "human")
+        return one_run(DemoRun("prompts", systems=systems, progress=False, show="tables"))
 
 
 METHOD = PromptsMethod()

@@ -1,0 +1,108 @@
+"""Demos as data (issue 28): a method declares what its ``taiwa demo`` section runs, and the demo
+(the CLI floor) runs it through the runner, step by step, in the declared order."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from taiwa.benchmarks import get_method, method_names
+from taiwa.benchmarks.prompts import PromptsMethod
+from taiwa.demo import method_demo, run_config
+from taiwa.harness.demo_spec import Demo, DemoRun, DemoStep, Lines, RunOutcome, one_run
+
+
+@pytest.mark.parametrize("name", method_names())
+def test_every_method_declares_runs_that_taiwa_run_accepts(name: str, tmp_path: Path) -> None:
+    method = get_method(name)
+    demo = method.demo()
+    assert isinstance(demo, Demo) and demo.steps
+    runs = [r for step in demo.steps for r in step.runs]
+    assert runs, f"{name}: a demo without a run"
+    for r in runs:
+        cfg = run_config(method.name, r, tmp_path)
+        assert cfg.method == name and cfg.out is not None
+        assert cfg.out.is_relative_to(tmp_path)
+        assert bool(cfg.models) == method.takes_systems
+        method.options.model_validate(cfg.options)  # a typo in an option fails here
+        assert set(cfg.roles) <= {role.name for role in method.roles}
+        assert cfg.data is None or cfg.data.is_relative_to(tmp_path)
+
+
+def test_run_config_keeps_the_defaults_it_is_not_given(tmp_path: Path) -> None:
+    cfg = run_config("prompts", DemoRun("p", systems=("builtin:parrot",)), tmp_path)
+    assert cfg.max_tokens == 512 and cfg.limit is None and cfg.data is None
+    given = DemoRun("p", data=Path("made/items.jsonl"), limit=3, max_tokens=7)
+    cfg = run_config("prompts", given, tmp_path)
+    assert (cfg.data, cfg.limit, cfg.max_tokens) == (tmp_path / "made/items.jsonl", 3, 7)
+    assert cfg.out == tmp_path / "p"
+
+
+class _Declared(PromptsMethod):
+    """The prompts method with a demo of two steps: a file prepared, then read by a run."""
+
+    def demo(self) -> Demo:
+        def prepare(out: Path) -> Lines:
+            path = out / "prepared" / "items.jsonl"
+            path.parent.mkdir(parents=True)
+            rows = [{"id": "q1", "prompt": "今日の夕飯、何にしようかな。"}]
+            path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+            return ["prepared one item"]
+
+        def joined(outcomes: Sequence[RunOutcome]) -> Lines:
+            return [f"after: {[o.summary['n_samples'] for o in outcomes]}"]
+
+        return Demo(
+            [
+                DemoStep(
+                    [DemoRun("first", systems=("builtin:parrot",), limit=2, show="nothing")],
+                    before=lambda out: ["first step"],
+                ),
+                DemoStep(
+                    [
+                        DemoRun(
+                            "second",
+                            systems=("builtin:eliza",),
+                            data=Path("prepared/items.jsonl"),
+                            progress=False,
+                            show="tables",
+                        )
+                    ],
+                    before=prepare,
+                    status="preparing …",
+                    after=joined,
+                ),
+            ]
+        )
+
+
+def test_method_demo_runs_the_steps_in_order(tmp_path: Path) -> None:
+    console = Console(file=io.StringIO(), width=120, record=True)
+    method_demo(_Declared(), console, tmp_path)
+    text = console.export_text()
+    order = ["first step", "prepared one item", "prompts", "after: [1]"]
+    at = [text.find(s) for s in order]
+    assert -1 not in at and at == sorted(at), text
+    first = json.loads((tmp_path / "first" / "summary.json").read_text(encoding="utf-8"))
+    assert first["n_samples"] == 2 and first["status"] == "ok"
+    config = json.loads((tmp_path / "second" / "config.json").read_text(encoding="utf-8"))
+    assert Path(config["config"]["data"]) == tmp_path / "prepared" / "items.jsonl"
+    assert config["systems"] == ["builtin:eliza"]
+
+
+def test_one_run_prints_its_note_from_the_outcome(tmp_path: Path) -> None:
+    class Noted(PromptsMethod):
+        def demo(self) -> Demo:
+            run = DemoRun("noted", systems=("builtin:parrot",), limit=1, progress=False)
+            return one_run(run, lambda res: [f"note on {res.run_dir.name}"])
+
+    console = Console(file=io.StringIO(), width=120, record=True)
+    method_demo(Noted(), console, tmp_path)
+    text = console.export_text()
+    # show="result": the tables, then where the run went (as `taiwa run` prints), then the note
+    assert text.index("prompts") < text.index(f"{tmp_path / 'noted'}") < text.index("note on")
