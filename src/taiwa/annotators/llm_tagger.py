@@ -1,0 +1,165 @@
+"""A chat model as a dialogue-act tagger: one act per utterance, given the utterance before it.
+
+The prompt lists the taxonomy's acts with their definitions and a few labelled examples
+handed in by the caller (a method's own data); the model answers ``{"act": "<name>"}``
+(JSON-schema constrained where the backend supports it, temperature 0). :func:`parse_act`
+validates an answer; what it repairs rather than refuses is counted by kind
+(:data:`ALIAS_ACT`, :data:`ACT_FROM_TEXT`), like :mod:`.steps_json` does for DA sequences, and
+a refused answer is re-asked with the reason (:class:`~taiwa.harness.method.Retry` in a run,
+:meth:`LLMTagger.tag_many` outside one).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from taiwa.harness.method import RE_ASKED
+from taiwa.llm_json import extract_json, repair_turn
+from taiwa.schema import Taxonomy
+
+if TYPE_CHECKING:
+    from taiwa.models.types import ChatRequest, GenerationParams
+
+ALIAS_ACT = "alias_act"
+"""An act named by its Japanese/English alias, or with stray spaces or brackets."""
+ACT_FROM_TEXT = "act_from_text"
+"""No JSON, but exactly one act named in the text."""
+INVALID = "invalid"
+"""Still no act after the last attempt (that utterance stays untagged)."""
+
+_STRIP = " \t\n「」『』\"'[]【】()（）"
+
+
+@dataclass(frozen=True)
+class Example:
+    """A labelled utterance for the prompt."""
+
+    context: str
+    utterance: str
+    act: str
+
+
+def act_schema(taxonomy: Taxonomy) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {"act": {"type": "string", "enum": taxonomy.names}},
+        "required": ["act"],
+    }
+
+
+def system_prompt(taxonomy: Taxonomy, examples: Sequence[Example]) -> str:
+    """Definitions, examples and the output format, in Japanese."""
+    lines = [
+        "あなたは日本語の会話の対話行為を判定するアノテーターです。",
+        "「直前の発話」に続く「発話」の対話行為を、次の中から一つだけ選んでください。",
+        "",
+    ]
+    for a in taxonomy.acts:
+        lines.append(f"- {a.name}（{a.en}）: {a.definition}")
+    if examples:
+        lines += ["", "例:"]
+        for e in examples:
+            lines.append(f'直前の発話: {e.context}\n発話: {e.utterance}\n→ {{"act": "{e.act}"}}')
+    lines += ["", '出力は JSON だけにしてください: {"act": "<対話行為名>"}']
+    return "\n".join(lines)
+
+
+def user_prompt(context: str, utterance: str) -> str:
+    return f"直前の発話: {context or '（なし）'}\n発話: {utterance}"
+
+
+@dataclass(frozen=True)
+class ParsedAct:
+    act: str
+    repairs: dict[str, int] = field(default_factory=dict)
+
+
+def parse_act(text: str, taxonomy: Taxonomy) -> ParsedAct:
+    """The act in a model's answer; ``ValueError`` with a one-line reason when there is none."""
+    try:
+        data = extract_json(text)
+    except ValueError:
+        named = {a.name for a in taxonomy.acts if a.name in text}
+        if len(named) == 1:
+            return ParsedAct(named.pop(), {ACT_FROM_TEXT: 1})
+        raise
+    raw = data.get("act") if isinstance(data, dict) else None
+    if not isinstance(raw, str):
+        raise ValueError("field 'act': expected a string naming one act")
+    if raw in taxonomy.names:
+        return ParsedAct(raw)
+    act = taxonomy.canonical(raw.strip(_STRIP))
+    if act is None:
+        raise ValueError(f"field 'act': expected one of the {taxonomy.name} acts {taxonomy.names}")
+    return ParsedAct(act, {ALIAS_ACT: 1})
+
+
+def count(repairs: dict[str, int], kind: str, n: int = 1) -> None:
+    repairs[kind] = repairs.get(kind, 0) + n
+
+
+class TagPrompt:
+    """Builds the requests of one taxonomy and example set."""
+
+    def __init__(self, taxonomy: Taxonomy, examples: Sequence[Example], params: GenerationParams):
+        from taiwa.models.types import ChatMessage
+
+        self.taxonomy = taxonomy
+        self.params = params.model_copy(update={"json_schema": act_schema(taxonomy)})
+        self.system = ChatMessage(role="system", content=system_prompt(taxonomy, examples))
+
+    def request(self, rid: str, context: str, utterance: str) -> ChatRequest:
+        from taiwa.models.types import ChatMessage, ChatRequest
+
+        user = ChatMessage(role="user", content=user_prompt(context, utterance))
+        return ChatRequest(id=rid, messages=[self.system, user], params=self.params)
+
+
+class LLMTagger:
+    """``tag_many`` through a chat model outside a run (``taiwa validate tagger SPEC``):
+    re-asks invalid answers up to ``attempts`` times; ``repairs`` counts by kind."""
+
+    def __init__(self, spec: str, prompt: TagPrompt, attempts: int = 2) -> None:
+        self.name = spec
+        self.spec = spec
+        self.prompt = prompt
+        self.acts = tuple(prompt.taxonomy.names)
+        self.attempts = attempts
+        self.repairs: dict[str, int] = {}
+
+    def tag_many(self, contexts: Sequence[str], replies: Sequence[str]) -> list[str | None]:
+        from taiwa.models.spec import load_model
+
+        model = load_model(self.spec)
+        out: list[str | None] = [None] * len(replies)
+        pending = [
+            (k, self.prompt.request(f"tag-{k}", c, r))
+            for k, (c, r) in enumerate(zip(contexts, replies, strict=True))
+        ]
+        for attempt in range(1, self.attempts + 1):
+            if not pending:
+                break
+            if attempt > 1:
+                count(self.repairs, RE_ASKED, len(pending))
+            answers = asyncio.run(model.generate([req for _, req in pending]))
+            retry = []
+            for (k, req), ans in zip(pending, answers, strict=True):
+                try:
+                    if not ans.ok:
+                        raise ValueError(ans.error or "no output")
+                    parsed = parse_act(ans.text or "", self.prompt.taxonomy)
+                except ValueError as exc:
+                    if attempt == self.attempts or not ans.ok:
+                        count(self.repairs, INVALID)
+                        continue
+                    messages = [*req.messages, *repair_turn(ans.text or "", str(exc))]
+                    retry.append((k, req.model_copy(update={"messages": messages})))
+                    continue
+                for kind, n in parsed.repairs.items():
+                    count(self.repairs, kind, n)
+                out[k] = parsed.act
+            pending = retry
+        return out
