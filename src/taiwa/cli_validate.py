@@ -94,7 +94,7 @@ def annotator(
 
 @validate_app.command("tagger")
 def tagger(
-    spec: Annotated[str, typer.Option("--tagger", help="The tagger SPEC (default, PATH).")] = (
+    spec: Annotated[str, typer.Option("--tagger", help="The tagger SPEC (default, PATH or a chat-model SPEC).")] = (
         "default"
     ),
     data: DataFiles = None,
