@@ -1,0 +1,115 @@
+"""The LLM tagger of da-distribution (issue 26): the prompt carries the seed's definitions and
+examples, answers are parsed with repairs counted, the tag stage calls the model through the
+runner (re-asking invalid answers), and ``taiwa validate tagger`` scores it like a classifier
+(against the project's stub server)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from taiwa.annotators.llm_tagger import ACT_FROM_TEXT, ALIAS_ACT, parse_act, system_prompt
+from taiwa.benchmarks.da_distribution.llm_tagging import few_shot, tag_prompt
+from taiwa.benchmarks.da_distribution.validate_tagger import validate_tagger
+from taiwa.harness.config import RunConfig
+from taiwa.harness.runner import run
+from taiwa.stub_server import StubState, serve
+from taiwa.taxonomies import load_taxonomy
+
+CHITCHAT11 = load_taxonomy("chitchat11")
+
+
+def _answer(body: dict[str, Any]) -> str:
+    """A rule tagger: a question mark → 質問 (as its English alias), else 意見."""
+    asked = body["messages"][1]["content"]  # the first user turn (repair turns come after)
+    utterance = asked.rsplit("発話: ", 1)[1]
+    act = "Question" if "？" in utterance or "?" in utterance else "意見"
+    return json.dumps({"act": act}, ensure_ascii=False)
+
+
+def test_parse_act_repairs_and_refusals() -> None:
+    assert parse_act('{"act": "提案"}', CHITCHAT11).act == "提案"
+    alias = parse_act('```json\n{"act": " Opinion "}\n```', CHITCHAT11)
+    assert (alias.act, alias.repairs) == ("意見", {ALIAS_ACT: 1})
+    loose = parse_act("これは「質問」です", CHITCHAT11)
+    assert (loose.act, loose.repairs) == ("質問", {ACT_FROM_TEXT: 1})
+    for bad in ('{"act": "雑談"}', '{"label": "意見"}', "意見か質問"):
+        with pytest.raises(ValueError):
+            parse_act(bad, CHITCHAT11)
+
+
+def test_prompt_has_every_definition_and_held_out_free_examples() -> None:
+    from taiwa.annotators.da_classifier import held_out_split, load_examples
+
+    text = system_prompt(CHITCHAT11, few_shot())
+    for act in CHITCHAT11.acts:
+        assert act.definition in text
+    held = {e.reply for e in held_out_split(load_examples()[0])[1]}
+    assert len(few_shot()) == len(CHITCHAT11.acts)
+    assert not {e.utterance for e in few_shot()} & held
+    schema = tag_prompt(CHITCHAT11, 0).params.json_schema
+    assert schema is not None and schema["properties"]["act"]["enum"] == CHITCHAT11.names
+
+
+def test_the_tag_stage_calls_the_model_and_counts_repairs(tmp_path: Path) -> None:
+    state = StubState(replies=["だめ"], script=_answer)
+    with serve(state) as url:
+        res = run(
+            RunConfig(
+                method="da-distribution",
+                models=["human", "builtin:parrot"],
+                roles={"tagger": "openai:stub"},
+                base_url=url,
+                max_retries=0,
+                limit=6,
+                options={"consistency_repetitions": 10, "prev_acts": "tagger"},
+                out=tmp_path / "run",
+                cache_dir=tmp_path / "c",
+            ),
+            show_progress=False,
+        )
+    rows = list(res.results.rows("tag", ""))
+    assert len(rows) == 6 and all("error" not in r for r in rows)
+    for row in rows:
+        assert set(row["acts"]) == {"human", "builtin:parrot"} and row["prev_from"] == "tagger"
+        assert set(row["acts"].values()) <= {"質問", "意見"}
+    [calls] = [c for c in res.summary["calls"] if c["role"] == "tagger"]
+    # 6 contexts × (2 replies + the context) + the first context asked again
+    assert calls["requests"] == 6 * 3 + 3 and calls["repaired"] == 1
+    assert calls["repairs"]["re_asked"] == 1 and calls["repairs"][ALIAS_ACT] >= 1
+    assert res.summary["across"]["tagger"]["kind"].startswith("chat model")
+    # no validation set for a model without -o tagger_validation: raw figures only
+    assert "tagger_validation" not in res.summary["across"]
+
+
+def test_validate_tagger_scores_a_chat_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gold = tmp_path / "gold.jsonl"
+    rows = [
+        ("駅まで歩く？", "今日は歩こうかな", "意見"),
+        ("昨日は何してた？", "何してたと思う？", "質問"),
+        ("ラーメン好き？", "こってりしたのはちょっと苦手", "意見"),
+        ("暑いね", "アイスでも食べに行かない？", "提案"),
+    ]
+    gold.write_text(
+        "".join(
+            json.dumps({"id": f"v{k}", "context": c, "reply": r, "act": a}, ensure_ascii=False)
+            + "\n"
+            for k, (c, r, a) in enumerate(rows)
+        ),
+        "utf-8",
+    )
+    state = StubState(replies=['{"act": "わからない"}'], script=_answer)
+    with serve(state) as url:
+        monkeypatch.setenv("OPENAI_BASE_URL", url)
+        monkeypatch.setenv("OPENAI_API_KEY", "test")
+        report = validate_tagger("openai:stub", [gold], 0)
+    main = report["labels"]["openai:stub"]
+    assert main["n"] == 4 and main["failed"] == 0
+    # right on 1, 2 and 3 (the first answer re-asked), wrong on the suggestion with "？"
+    assert main["accuracy"]["value"] == pytest.approx(0.75)
+    assert report["repairs"]["re_asked"] == 1 and report["repairs"][ALIAS_ACT] == 2
