@@ -113,3 +113,29 @@ def test_validate_tagger_scores_a_chat_model(
     # right on 1, 2 and 3 (the first answer re-asked), wrong on the suggestion with "？"
     assert main["accuracy"]["value"] == pytest.approx(0.75)
     assert report["repairs"]["re_asked"] == 1 and report["repairs"][ALIAS_ACT] == 2
+
+
+def test_the_demo_llm_tags_a_handful_of_replies(tmp_path: Path) -> None:
+    """The embedded demo model through the same stage: schema-constrained, so every reply
+    gets an act of the taxonomy (or is counted untagged), through the runner's cache."""
+    cfg = RunConfig(
+        method="da-distribution",
+        models=["human"],
+        roles={"tagger": "demo"},
+        limit=3,
+        options={"consistency_repetitions": 10},
+        out=tmp_path / "run",
+        cache_dir=tmp_path / "c",
+    )
+    res = run(cfg, show_progress=False)
+    rows = list(res.results.rows("tag", ""))
+    assert len(rows) == 3 and all("error" not in r for r in rows)
+    for row in rows:
+        assert set(row["acts"]) | set(row.get("untagged", {})) == {"human"}
+        assert set(row["acts"].values()) <= set(CHITCHAT11.names)
+    assert any(row["acts"] for row in rows)
+    [calls] = [c for c in res.summary["calls"] if c["role"] == "tagger"]
+    assert calls["requests"] >= 3
+    again = run(cfg, show_progress=False)
+    [cached] = [c for c in again.summary["calls"] if c["role"] == "tagger"]
+    assert cached["calls"] == 0
