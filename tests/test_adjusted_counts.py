@@ -114,9 +114,8 @@ def test_confusion_helpers() -> None:
     labels = ["a", "b", "c"]
     c = confusion_counts(["a", "a", "b", "x"], ["a", "b", "b", "a"], labels)
     assert c.tolist() == [[1, 1, 0], [0, 1, 0], [0, 0, 0]]
-    assert confusion_from_table({"a": {"a": 1, "b": 1, "∅": 4}, "b": {"b": 1}}, labels).tolist() == (
-        c.tolist()
-    )
+    table = {"a": {"a": 1, "b": 1, "∅": 4}, "b": {"b": 1}}
+    assert confusion_from_table(table, labels).tolist() == c.tolist()
     m = misclassification(c)
     assert np.allclose(m.sum(axis=1), 1) and m[2].tolist() == [0.0, 0.0, 1.0]
 
@@ -172,7 +171,9 @@ def test_a_user_validation_file_and_a_validate_report(tmp_path: Path) -> None:
     ]
     gold.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
     report = tmp_path / "report.json"
-    r = taiwa("validate", "tagger", "--tagger", "default", "--data", str(gold), "--json", str(report))
+    r = taiwa(
+        "validate", "tagger", "--tagger", "default", "--data", str(gold), "--json", str(report)
+    )
     assert r.returncode == 0, r.stderr
     for path, name in ((gold, str(gold)), (report, "taiwa validate tagger")):
         out = tmp_path / f"run-{path.stem}"

@@ -139,3 +139,18 @@ def test_the_demo_llm_tags_a_handful_of_replies(tmp_path: Path) -> None:
     again = run(cfg, show_progress=False)
     [cached] = [c for c in again.summary["calls"] if c["role"] == "tagger"]
     assert cached["calls"] == 0
+
+
+def test_a_gold_file_for_an_llm_tagger_asks_for_a_report(tmp_path: Path) -> None:
+    from cli import taiwa
+
+    gold = tmp_path / "gold.jsonl"
+    row = {"id": "1", "context": "暑いね", "reply": "ほんとに", "act": "うなずき・おうむ返し"}
+    gold.write_text(json.dumps(row, ensure_ascii=False) + "\n", "utf-8")
+    r = taiwa(
+        "run", "da-distribution", "-m", "human", "--tagger", "openai:x",
+        "-o", f"tagger_validation={gold}", "-q",
+    )  # fmt: skip
+    assert r.returncode == 2
+    assert "taiwa validate tagger --tagger openai:x" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1

@@ -169,7 +169,9 @@ class DADistributionMethod:
         taxonomy = load_taxonomy(o.taxonomy)
         checked = check_tagger(setup.roles["tagger"], taxonomy, setup.seed)
         if o.tagger_validation is not None:
-            check_validation_file(Path(o.tagger_validation))
+            spec = setup.roles["tagger"]
+            model = isinstance(checked, ModelTagger)
+            check_validation_file(Path(o.tagger_validation), spec, classifier=not model)
         kw = {
             "prev_from_labels": o.prev_acts == "labels",
             "human_from_labels": o.human_acts == "labels",

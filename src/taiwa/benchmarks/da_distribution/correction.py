@@ -38,6 +38,12 @@ if TYPE_CHECKING:
     from taiwa.schema import Taxonomy
 
 
+_NEEDS_REPORT = (
+    "-o tagger_validation={path}: the tagger {spec} is a chat model, not a classifier: run "
+    "`taiwa validate tagger --tagger {spec} --data {path} --json REPORT.json` and give REPORT.json"
+)
+
+
 @dataclass(frozen=True)
 class Validation:
     """The gold set a tagger was checked on: its name and ``k × k`` confusion counts (rows
@@ -63,8 +69,9 @@ def _report(path: Path) -> Mapping[str, Any] | None:
     return None
 
 
-def check_validation_file(path: Path) -> None:
-    """Refuse a missing or malformed ``tagger_validation`` file before any model call."""
+def check_validation_file(path: Path, spec: str, classifier: bool) -> None:
+    """Refuse a missing or malformed ``tagger_validation`` file before any model call (and a
+    gold file for a tagger ``spec`` that is no ``classifier``: it needs a report)."""
     from taiwa.annotators.da_encoder_train import checked_examples
     from taiwa.io import require_file
 
@@ -72,6 +79,8 @@ def check_validation_file(path: Path) -> None:
     report = _report(path)
     if report is None:
         checked_examples(path)
+        if not classifier:
+            raise TaiwaError(_NEEDS_REPORT.format(spec=spec, path=path))
         return
     block = report["labels"].get(report["tagger"]) if isinstance(report["labels"], dict) else None
     if not isinstance(block, dict) or not isinstance(block.get("confusion"), dict):
@@ -102,11 +111,7 @@ def load_validation(
             name = f"{path} (taiwa validate tagger {report['tagger']} on {files})"
             return Validation(name, confusion_from_table(table, labels))
         if tag_many is None:
-            raise TaiwaError(
-                f"-o tagger_validation={option}: this tagger is a model, not a classifier: "
-                f"run `taiwa validate tagger {spec} --data {option} --json REPORT.json` and "
-                "give REPORT.json"
-            )
+            raise TaiwaError(_NEEDS_REPORT.format(spec=spec, path=option))
         examples = checked_examples(path)
         name = str(path)
     elif spec == DEFAULT:
