@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from taiwa.harness.method import RE_ASKED
-from taiwa.llm_json import extract_json, repair_turn
+from taiwa.llm_json import extract_json
 from taiwa.schema import Taxonomy
 
 if TYPE_CHECKING:
@@ -131,35 +131,30 @@ class LLMTagger:
         self.repairs: dict[str, int] = {}
 
     def tag_many(self, contexts: Sequence[str], replies: Sequence[str]) -> list[str | None]:
+        from taiwa.llm_json import generate_json
         from taiwa.models.spec import load_model
 
-        model = load_model(self.spec)
-        out: list[str | None] = [None] * len(replies)
-        pending = [
-            (k, self.prompt.request(f"tag-{k}", c, r))
+        requests = [
+            self.prompt.request(f"tag-{k}", c, r)
             for k, (c, r) in enumerate(zip(contexts, replies, strict=True))
         ]
-        for attempt in range(1, self.attempts + 1):
-            if not pending:
-                break
-            if attempt > 1:
-                count(self.repairs, RE_ASKED, len(pending))
-            answers = asyncio.run(model.generate([req for _, req in pending]))
-            retry = []
-            for (k, req), ans in zip(pending, answers, strict=True):
-                try:
-                    if not ans.ok:
-                        raise ValueError(ans.error or "no output")
-                    parsed = parse_act(ans.text or "", self.prompt.taxonomy)
-                except ValueError as exc:
-                    if attempt == self.attempts or not ans.ok:
-                        count(self.repairs, INVALID)
-                        continue
-                    messages = [*req.messages, *repair_turn(ans.text or "", str(exc))]
-                    retry.append((k, req.model_copy(update={"messages": messages})))
-                    continue
-                for kind, n in parsed.repairs.items():
-                    count(self.repairs, kind, n)
-                out[k] = parsed.act
-            pending = retry
+        outcomes = asyncio.run(
+            generate_json(
+                load_model(self.spec),
+                requests,
+                lambda text: parse_act(text, self.prompt.taxonomy),
+                attempts=self.attempts,
+            )
+        )
+        out: list[str | None] = []
+        for o in outcomes:
+            if o.attempts > 1:
+                count(self.repairs, RE_ASKED, o.attempts - 1)
+            if o.value is None:
+                count(self.repairs, INVALID)
+                out.append(None)
+                continue
+            for kind, n in o.value.repairs.items():
+                count(self.repairs, kind, n)
+            out.append(o.value.act)
         return out
