@@ -196,3 +196,15 @@ def test_a_bad_validation_file_is_one_line(tmp_path: Path) -> None:
     assert r.returncode == 2
     assert f"{bad}:1" in r.stderr and "act" in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_gold_human_acts_are_not_corrected(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    r = taiwa(
+        "run", "da-distribution", "-m", "human", "-m", "builtin:parrot", "--limit", "20",
+        "--out", str(out), "-o", "human_acts=labels", "-o", "consistency_repetitions=10", "-q",
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    s = json.loads((out / "summary.json").read_text("utf-8"))
+    assert "corrected" not in s["systems"]["human"]
+    assert "corrected" in s["systems"]["builtin:parrot"]

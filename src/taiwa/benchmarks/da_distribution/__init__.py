@@ -5,7 +5,9 @@ generate → tag. Every system replies to each context of the test set (:mod:`.d
 embedded classifier, an encoder from ``taiwa da train``, or crowd votes aggregated as §3.3,
 :mod:`.votes`). The summary (:mod:`.summary`) gives per system DAE and DAMI in bits (§4,
 App. C), Distinct-1/2 (Table 2), the act distribution (Table 1) and the transition lift
-(§3.4, Fig. 2), each with n and a 95 % bootstrap CI, and the consistency of the DAE ordering
+(§3.4, Fig. 2), each with n and a 95 % bootstrap CI, DAE/DAMI and shares corrected for the
+tagger's errors when it has a validation set (:mod:`.correction`; a chat model can tag too,
+:mod:`.llm_tagging`), and the consistency of the DAE ordering
 of adjacent systems over paired batches (§5.1, Fig. 3; :mod:`.consistency`, plotted to
 ``consistency.svg``). The parrot baseline gets DAE = 0 and DAMI = 0 with a high Distinct
 (Table 2): the tagger labels its echoes うなずき・おうむ返し.
@@ -200,9 +202,9 @@ class DADistributionMethod:
             "ranking": order,
         }
         notes = s.untagged_notes(systems) + s.bias_notes(systems)
-        notes += add_corrected(
-            systems, across, c, labels, run_validation(setup.roles["tagger"], o), setup.seed
-        )
+        validation = run_validation(setup.roles["tagger"], o)
+        gold = [HUMAN] if o.human_acts == "labels" else []
+        notes += add_corrected(systems, across, c, labels, validation, setup.seed, gold)
         if HUMAN in systems and o.human_acts == "tagger":
             reply_acts = {i: it.reply_act for i, it in enumerate(samples) if it.reply_act}
             agreement = s.human_label_agreement(c, reply_acts, setup.seed)

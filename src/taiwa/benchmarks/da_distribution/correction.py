@@ -141,16 +141,21 @@ def run_validation(spec: str, options: Any) -> Validation | None:
 
 
 def corrected_blocks(
-    c: Collected, labels: Sequence[str], validation: Validation, seed: int
+    c: Collected,
+    labels: Sequence[str],
+    validation: Validation,
+    seed: int,
+    skip: Sequence[str] = (),
 ) -> dict[str, dict[str, Any]]:
-    """Per system: corrected ``dae``, ``dami`` and act ``shares`` (value, CI, n)."""
+    """Per system (but those in ``skip``): corrected ``dae``, ``dami`` and act ``shares``
+    (value, CI, n)."""
     from taiwa.metrics.adjusted_counts import adjusted_estimates
 
     code = {a: j for j, a in enumerate(labels)}
     out: dict[str, dict[str, Any]] = {}
     for s in c.systems:
         acts = c.acts[s]
-        if not acts:
+        if not acts or s in skip:
             continue
         codes = [code[a] for a in acts if a in code]
         pairs = [
@@ -176,13 +181,15 @@ def add_corrected(
     labels: Sequence[str],
     validation: Validation | None,
     seed: int,
+    labelled: Sequence[str] = (),
 ) -> list[str]:
-    """Put each system's ``corrected`` block and ``across.tagger_validation`` in the summary;
-    returns the notes."""
+    """Put each system's ``corrected`` block and ``across.tagger_validation`` in the summary
+    (not for the ``labelled`` systems, whose acts are gold labels, not the tagger's); returns
+    the notes."""
     if validation is None:
         return []
     across["tagger_validation"] = validation.block()
-    for s, block in corrected_blocks(c, labels, validation, seed).items():
+    for s, block in corrected_blocks(c, labels, validation, seed, labelled).items():
         systems[s]["corrected"] = block
     notes = [
         "corrected DAE/DAMI: act distribution estimated through the tagger's confusion on "
