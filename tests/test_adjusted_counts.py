@@ -145,6 +145,8 @@ def test_the_default_tagger_reports_corrected_beside_raw(run_dir: Path) -> None:
         c = human["corrected"][key]
         assert c["ci_low"] <= c["value"] <= c["ci_high"] and c["n"] == human["dae"]["n"]
     assert sum(x["value"] for x in human["corrected"]["shares"].values()) == pytest.approx(1)
+    # the bias-corrected DAMI sits below the plug-in of the same corrected table
+    assert human["corrected"]["dami"]["value"] < human["corrected"]["dami"]["plug_in"]
     assert s["systems"]["builtin:parrot"]["corrected"]["dae"]["value"] < 0.01
 
 

@@ -152,6 +152,8 @@ class Adjusted:
     entropy: Estimate
     mutual_information: Estimate | None
     n_validation: int
+    mutual_information_plug_in: float | None = None
+    """The plug-in MI of the corrected table, before the bootstrap bias correction."""
 
 
 def adjusted_estimates(
@@ -180,11 +182,12 @@ def adjusted_estimates(
     p_b = adjusted_shares(counts_b, m_b)
     shares = tuple(percentile_estimate(float(p[j]), p_b[:, j], n) for j in range(k))
     h = percentile_estimate(float(entropy_bits(p)), entropy_bits(p_b), n)
-    mi = None
+    mi, plug_in = None, None
     if pairs:
         pc = np.asarray([a * k + b for a, b in pairs], dtype=np.int64)
         joint = np.bincount(pc, minlength=k * k).reshape(1, k, k)
         joint_b = resampled_counts(pc, k * k, seed=seed, n_resamples=n_resamples).reshape(-1, k, k)
-        point = float(mutual_information_bits(adjusted_joint(joint, m))[0])
-        mi = basic_estimate(point, mutual_information_bits(adjusted_joint(joint_b, m_b)), pc.size)
-    return Adjusted(shares, h, mi, int(confusion.sum()))
+        plug_in = float(mutual_information_bits(adjusted_joint(joint, m))[0])
+        resampled = mutual_information_bits(adjusted_joint(joint_b, m_b))
+        mi = basic_estimate(plug_in, resampled, pc.size)
+    return Adjusted(shares, h, mi, int(confusion.sum()), plug_in)

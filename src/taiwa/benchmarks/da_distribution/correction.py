@@ -169,7 +169,10 @@ def corrected_blocks(
             "shares": {a: est.shares[j].as_dict() for j, a in enumerate(labels)},
         }
         if est.mutual_information is not None:
-            block["dami"] = est.mutual_information.as_dict()
+            block["dami"] = {
+                **est.mutual_information.as_dict(),
+                "plug_in": est.mutual_information_plug_in,
+            }
         out[s] = block
     return out
 

@@ -22,7 +22,8 @@ def corrected_tables(summary: Mapping[str, Any]) -> list[Table]:
         title="DAE and DAMI corrected for the tagger's errors",
         title_justify="left",
         caption=f"corrected through the tagger's confusion on {clip(v['name'], 70)} "
-        f"(n={v['n']}{accuracy}); 95 % CIs resample the validation set with the replies",
+        f"(n={v['n']}{accuracy}); 95 % CIs resample the validation set with the replies; "
+        "DAMI corrected is also bias-corrected by the bootstrap (DAMI raw is the plug-in)",
     )
     t.add_column("system", no_wrap=True, max_width=18, overflow="ellipsis")
     t.add_column("n", justify="right", no_wrap=True)
