@@ -25,7 +25,7 @@ CHITCHAT11 = load_taxonomy("chitchat11")
 def _answer(body: dict[str, Any]) -> str:
     """A rule tagger: a question mark → 質問 (as its English alias), else 意見."""
     asked = body["messages"][1]["content"]  # the first user turn (repair turns come after)
-    utterance = asked.rsplit("発話: ", 1)[1]
+    utterance = asked.rsplit("判定する発話: ", 1)[1]
     act = "Question" if "？" in utterance or "?" in utterance else "意見"
     return json.dumps({"act": act}, ensure_ascii=False)
 
@@ -113,6 +113,14 @@ def test_validate_tagger_scores_a_chat_model(
     # right on 1, 2 and 3 (the first answer re-asked), wrong on the suggestion with "？"
     assert main["accuracy"]["value"] == pytest.approx(0.75)
     assert report["repairs"]["re_asked"] == 1 and report["repairs"][ALIAS_ACT] == 2
+    from rich.console import Console
+
+    from taiwa.benchmarks.da_distribution.validate_tagger import report_tables
+
+    console = Console(record=True, width=100)
+    for t in report_tables(report):
+        console.print(t)
+    assert "repairs of the model's answers: " in console.export_text()
 
 
 def test_the_demo_llm_tags_a_handful_of_replies(tmp_path: Path) -> None:

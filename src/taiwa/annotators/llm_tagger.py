@@ -54,7 +54,8 @@ def system_prompt(taxonomy: Taxonomy, examples: Sequence[Example]) -> str:
     """Definitions, examples and the output format, in Japanese."""
     lines = [
         "あなたは日本語の会話の対話行為を判定するアノテーターです。",
-        "「直前の発話」に続く「発話」の対話行為を、次の中から一つだけ選んでください。",
+        "「判定する発話」の対話行為を、次の中から一つだけ選んでください。「直前の発話」は"
+        "文脈として示すだけで、判定の対象ではありません。",
         "",
     ]
     for a in taxonomy.acts:
@@ -62,13 +63,13 @@ def system_prompt(taxonomy: Taxonomy, examples: Sequence[Example]) -> str:
     if examples:
         lines += ["", "例:"]
         for e in examples:
-            lines.append(f'直前の発話: {e.context}\n発話: {e.utterance}\n→ {{"act": "{e.act}"}}')
+            lines.append(f'{user_prompt(e.context, e.utterance)}\n→ {{"act": "{e.act}"}}')
     lines += ["", '出力は JSON だけにしてください: {"act": "<対話行為名>"}']
     return "\n".join(lines)
 
 
 def user_prompt(context: str, utterance: str) -> str:
-    return f"直前の発話: {context or '（なし）'}\n発話: {utterance}"
+    return f"直前の発話: {context or '（なし）'}\n判定する発話: {utterance}"
 
 
 @dataclass(frozen=True)

@@ -85,4 +85,7 @@ def report_tables(report: Mapping[str, Any]) -> list[Any]:
         side.add_column(col, justify="left" if col == "tagger" else "right")
     for label, r in report["labels"].items():
         side.add_row(label, ci_cell(r["macro_f1_ci"]), ci_cell(r["accuracy"]), str(r["failed"]))
+    if "repairs" in report:  # a chat model: what its answers needed
+        done = ", ".join(f"{k}: {v}" for k, v in report["repairs"].items()) or "none"
+        side.caption = f"repairs of the model's answers: {done}"
     return [per, conf, side]
