@@ -39,8 +39,10 @@ def few_shot() -> tuple[Example, ...]:
 
 
 def tag_prompt(taxonomy: Taxonomy, seed: int) -> TagPrompt:
+    """The prompt for ``taxonomy``: its examples in the taxonomy's act order."""
     params = GenerationParams(temperature=0.0, max_tokens=MAX_TOKENS, seed=seed)
-    examples = [e for e in few_shot() if e.act in taxonomy.names]
+    by_act = {e.act: e for e in few_shot()}
+    examples = [by_act[a] for a in taxonomy.names if a in by_act]
     return TagPrompt(taxonomy, examples, params)
 
 
