@@ -95,9 +95,9 @@ def annotator(
 
 @validate_app.command("tagger")
 def tagger(
-    spec: Annotated[str, typer.Option("--tagger", help="The tagger SPEC (default, PATH).")] = (
-        "default"
-    ),
+    spec: Annotated[
+        str, typer.Option("--tagger", help="The tagger SPEC (default, PATH or a chat-model SPEC).")
+    ] = "default",
     data: DataFiles = None,
     method: MethodName = None,
     seed: Seed = 0,

@@ -5,7 +5,9 @@ generate → tag. Every system replies to each context of the test set (:mod:`.d
 embedded classifier, an encoder from ``taiwa da train``, or crowd votes aggregated as §3.3,
 :mod:`.votes`). The summary (:mod:`.summary`) gives per system DAE and DAMI in bits (§4,
 App. C), Distinct-1/2 (Table 2), the act distribution (Table 1) and the transition lift
-(§3.4, Fig. 2), each with n and a 95 % bootstrap CI, and the consistency of the DAE ordering
+(§3.4, Fig. 2), each with n and a 95 % bootstrap CI, DAE/DAMI and shares corrected for the
+tagger's errors when it has a validation set (:mod:`.correction`; a chat model can tag too,
+:mod:`.llm_tagging`), and the consistency of the DAE ordering
 of adjacent systems over paired batches (§5.1, Fig. 3; :mod:`.consistency`, plotted to
 ``consistency.svg``). The parrot baseline gets DAE = 0 and DAMI = 0 with a high Distinct
 (Table 2): the tagger labels its echoes うなずき・おうむ返し.
@@ -60,6 +62,12 @@ class DADistributionOptions(BaseModel):
         [500, 1000, 1500, 2000],
         min_length=1,
         description="batch sizes of the consistency analysis (seed 002 §5.1)",
+    )
+    tagger_validation: str | None = Field(
+        None,
+        description="gold labels (JSONL: id, context, reply, act) or a `taiwa validate tagger "
+        "--json` report: the tagger's confusion, for DAE/DAMI corrected for its errors (the "
+        "default tagger: the bundled held-out split)",
     )
     consistency_repetitions: int = Field(
         20_000, ge=1, le=1_000_000, description="paired batches drawn per batch size"
@@ -127,11 +135,10 @@ class DADistributionMethod:
         Role(
             "tagger",
             "dialogue act of every reply: default (the embedded classifier), PATH (a `taiwa "
-            "da train` output) or votes:FILE (crowd votes, seed 002 §3.3)",
+            "da train` output), votes:FILE (crowd votes, seed 002 §3.3) or a chat-model SPEC",
             default="default",
             local=("default", "votes:"),
             paths=True,
-            models=False,
         ),
     )
     options = DADistributionOptions
@@ -153,25 +160,33 @@ class DADistributionMethod:
         return sample.reply
 
     def stages(self, setup: Setup) -> list[Stage[Any]]:
-        from taiwa.benchmarks.da_distribution.tagging import TagStage, check_tagger
+        from taiwa.benchmarks.da_distribution.correction import check_validation_file
+        from taiwa.benchmarks.da_distribution.llm_tagging import LLMTagStage
+        from taiwa.benchmarks.da_distribution.tagging import ModelTagger, TagStage, check_tagger
         from taiwa.harness.stages import GenerateStage
         from taiwa.taxonomies import load_taxonomy
 
         o: DADistributionOptions = setup.options
         taxonomy = load_taxonomy(o.taxonomy)
         checked = check_tagger(setup.roles["tagger"], taxonomy, setup.seed)
-        return [
-            GenerateStage(messages, setup.params),
-            TagStage(
-                checked,
-                taxonomy,
-                prev_from_labels=o.prev_acts == "labels",
-                human_from_labels=o.human_acts == "labels",
-            ),
-        ]
+        if o.tagger_validation is not None:
+            spec = setup.roles["tagger"]
+            model = isinstance(checked, ModelTagger)
+            check_validation_file(Path(o.tagger_validation), spec, classifier=not model)
+        kw = {
+            "prev_from_labels": o.prev_acts == "labels",
+            "human_from_labels": o.human_acts == "labels",
+        }
+        tag = (
+            LLMTagStage(checked, taxonomy, setup.seed, **kw)
+            if isinstance(checked, ModelTagger)
+            else TagStage(checked, taxonomy, **kw)
+        )
+        return [GenerateStage(messages, setup.params), tag]
 
     def aggregate(self, samples: Iterable[Any], results: Results, setup: Setup) -> Summary:
         from taiwa.benchmarks.da_distribution import summary as s
+        from taiwa.benchmarks.da_distribution.correction import add_corrected, run_validation
         from taiwa.taxonomies import load_taxonomy
 
         o: DADistributionOptions = setup.options
@@ -187,6 +202,9 @@ class DADistributionMethod:
         }
         s.bias_flags(systems)
         notes = s.untagged_notes(systems)
+        validation = run_validation(setup.roles["tagger"], o)
+        gold = [HUMAN] if o.human_acts == "labels" else []
+        notes += add_corrected(systems, across, c, labels, validation, setup.seed, gold)
         if HUMAN in systems and o.human_acts == "tagger":
             reply_acts = {i: it.reply_act for i, it in enumerate(samples) if it.reply_act}
             agreement = s.human_label_agreement(c, reply_acts, setup.seed)
@@ -232,6 +250,8 @@ def _tagger_provenance(spec: str) -> dict[str, Any]:
 
     if spec.startswith(VOTES):
         return {"spec": spec, "kind": "crowd votes (seed 002 §3.3)"}
+    if not (spec == DEFAULT or Path(spec).is_dir()):
+        return {"spec": spec, "kind": "chat model (seed 002 §3.1 definitions, few-shot)"}
     if spec == DEFAULT:
         from taiwa.annotators.da_classifier import shipped_paths
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from rich.table import Table
 
+from taiwa.benchmarks.da_distribution.correction_table import corrected_caption, corrected_tables
 from taiwa.flags import mark
 from taiwa.tables import ci_cell, clip, compact_table
 
@@ -56,7 +57,7 @@ def table1(summary: Mapping[str, Any]) -> Table:
     t = Table(
         title="act distribution (seed 002 Table 1)",
         title_justify="left",
-        caption="count, and share with its 95 % bootstrap CI",
+        caption="count, and share with its 95 % bootstrap CI" + corrected_caption(summary),
     )
     t.add_column("act", no_wrap=True)
     for system in systems:
@@ -76,7 +77,9 @@ def table1(summary: Mapping[str, Any]) -> Table:
                 if s["ci_low"] is None
                 else f"\n[{100 * s['ci_low']:.0f}, {100 * s['ci_high']:.0f}]"
             )
-            cells.append(f"{a['count']}{share}{ci}")
+            fixed = b.get("corrected", {}).get("shares", {}).get(act)
+            corr = "" if not fixed else f"\ncorr. {100 * fixed['value']:.0f}%"
+            cells.append(f"{a['count']}{share}{ci}{corr}")
         t.add_row(clip(act), *cells)
     return t
 
@@ -142,7 +145,7 @@ def consistency_table(block: Mapping[str, Any]) -> Table:
 
 
 def tables(summary: Mapping[str, Any]) -> list[Any]:
-    out: list[Any] = [table2(summary), table1(summary)]
+    out: list[Any] = [table2(summary), *corrected_tables(summary), table1(summary)]
     out += [lift_table(b, s) for s, b in summary["systems"].items()]
     if "consistency" in summary["across"]:
         out.append(consistency_table(summary["across"]["consistency"]))

@@ -5,6 +5,8 @@ role names which:
 
 - ``default``: the embedded classifier (:mod:`taiwa.annotators.da_classifier`, ``chitchat11``);
 - ``PATH``: an encoder fine-tuned by ``taiwa da train`` (:mod:`taiwa.annotators.da_encoder`);
+- ``SPEC``: a chat model (:mod:`.llm_tagging`: the seed's act definitions and a few examples,
+  ``{"act": ...}`` answers, repairs counted);
 - ``votes:FILE``: crowd votes on the replies (:mod:`.votes`, aggregated by the §3.3 rule), the
   reply of system ``S`` to context ``ID`` under the id ``ID/S`` (``ID/human`` for the human
   reply) and the context itself under ``ID``; replies no act reached 2 votes for, and replies
@@ -27,7 +29,7 @@ from typing import Any, Protocol
 
 from taiwa.benchmarks.da_distribution.dataset import ContextItem
 from taiwa.errors import TaiwaError
-from taiwa.harness.method import HUMAN, Row, StageBase
+from taiwa.harness.method import HUMAN, Retry, Row, StageBase
 from taiwa.models.types import ChatRequest, ChatResponse
 from taiwa.schema import Taxonomy
 
@@ -56,9 +58,16 @@ class Labels:
         return "no act reached 2 votes" if key in self.unlabelled else "no votes"
 
 
-def check_tagger(spec: str, taxonomy: Taxonomy, seed: int) -> Labels | Path | None:
+@dataclass(frozen=True)
+class ModelTagger:
+    """``--tagger SPEC`` names a chat model."""
+
+    spec: str
+
+
+def check_tagger(spec: str, taxonomy: Taxonomy, seed: int) -> Labels | Path | ModelTagger | None:
     """Validate ``--tagger`` before any model call: the votes (read and aggregated), the trained
-    encoder's directory, or ``None`` for the default classifier."""
+    encoder's directory, a chat model, or ``None`` for the default classifier."""
     if spec.startswith(VOTES):
         from taiwa.benchmarks.da_distribution.votes import aggregate_votes, load_votes
 
@@ -78,10 +87,16 @@ def check_tagger(spec: str, taxonomy: Taxonomy, seed: int) -> Labels | Path | No
 
     path = Path(spec)
     if path_kind(path / "taiwa_da.json") != "file":
-        raise TaiwaError(
-            f"--tagger {spec}: expected default, votes:FILE or the directory of a `taiwa da "
-            "train` output (no taiwa_da.json there)"
-        )
+        from taiwa.models.spec import ModelSpec
+
+        try:
+            ModelSpec.parse(spec)
+        except TaiwaError:
+            raise TaiwaError(
+                f"--tagger {spec}: expected default, votes:FILE, the directory of a `taiwa da "
+                "train` output (no taiwa_da.json there) or a chat-model SPEC"
+            ) from None
+        return ModelTagger(spec)
     return path
 
 
@@ -111,7 +126,7 @@ class TagStage(StageBase):
 
     def __init__(
         self,
-        checked: Labels | Path | None,
+        checked: Labels | Path | ModelTagger | None,
         taxonomy: Taxonomy,
         *,
         prev_from_labels: bool,
@@ -125,8 +140,8 @@ class TagStage(StageBase):
 
     @cached_property
     def classifier(self) -> Classifier:
-        if isinstance(self.checked, Labels):
-            raise TypeError("votes are not a classifier")
+        if isinstance(self.checked, Labels | ModelTagger):
+            raise TypeError("votes and chat models are not a classifier")
         return load_classifier(self.checked, self.taxonomy)
 
     def requests(self, sample: ContextItem, upstream: Any) -> Sequence[ChatRequest]:
@@ -137,17 +152,9 @@ class TagStage(StageBase):
         sample: ContextItem,
         upstream: Mapping[str, Mapping[str, Row]],
         replies: Sequence[ChatResponse],
-    ) -> Row:
-        texts = {
-            system: str(up["generate"]["text"])
-            for system, up in upstream.items()
-            if "error" not in up["generate"]
-        }
-        acts: dict[str, str] = {}
+    ) -> Row | Retry:
+        texts, acts = self._to_tag(sample, upstream)
         untagged: dict[str, str] = {}
-        if self.human_from_labels and HUMAN in texts and sample.reply_act is not None:
-            acts[HUMAN] = sample.reply_act
-            del texts[HUMAN]
         prev_act, prev_from = self._labelled_prev(sample)
         if isinstance(self.checked, Labels):
             labels = self.checked
@@ -174,6 +181,22 @@ class TagStage(StageBase):
         if untagged:
             row["untagged"] = untagged
         return row
+
+    def _to_tag(
+        self, sample: ContextItem, upstream: Mapping[str, Mapping[str, Row]]
+    ) -> tuple[dict[str, str], dict[str, str]]:
+        """The replies to tag by system, and the acts already known (the human reply's label
+        with ``-o human_acts=labels``)."""
+        texts = {
+            system: str(up["generate"]["text"])
+            for system, up in upstream.items()
+            if "error" not in up["generate"]
+        }
+        acts: dict[str, str] = {}
+        if self.human_from_labels and HUMAN in texts and sample.reply_act is not None:
+            acts[HUMAN] = sample.reply_act
+            del texts[HUMAN]
+        return texts, acts
 
     def _labelled_prev(self, sample: ContextItem) -> tuple[str | None, str | None]:
         if self.prev_from_labels and sample.prev_act is not None:

@@ -20,20 +20,24 @@ BUNDLED = "bundled held-out split"
 
 
 def validate_tagger(spec: str, data: Sequence[Path], seed: int) -> dict[str, Any]:
-    """The report of tagger ``spec`` (``default`` or a ``taiwa da train`` directory) on the
-    gold labels of ``data``."""
+    """The report of tagger ``spec`` (``default``, a ``taiwa da train`` directory or a chat
+    model, :mod:`.llm_tagging`, whose repairs are counted) on the gold labels of ``data``."""
     from taiwa.annotators.da_classifier import Example, held_out_split, load_examples
     from taiwa.annotators.da_encoder_train import checked_examples
     from taiwa.annotators.validation import label_report
-    from taiwa.benchmarks.da_distribution.tagging import check_tagger, load_classifier
+    from taiwa.benchmarks.da_distribution.llm_tagging import llm_classifier
+    from taiwa.benchmarks.da_distribution.tagging import ModelTagger, check_tagger, load_classifier
     from taiwa.errors import TaiwaError
     from taiwa.taxonomies import load_taxonomy
 
     taxonomy = load_taxonomy("chitchat11")
     checked = check_tagger(spec, taxonomy, seed)
-    if not (checked is None or isinstance(checked, Path)):
+    if isinstance(checked, ModelTagger):
+        classifier: Any = llm_classifier(spec, taxonomy, seed)
+    elif checked is None or isinstance(checked, Path):
+        classifier = load_classifier(checked, taxonomy)
+    else:
         raise TaiwaError("--tagger votes:FILE are gold labels themselves: validate a classifier")
-    classifier = load_classifier(checked, taxonomy)
     test: list[Example] = []
     if data:
         for path in data:
@@ -47,7 +51,9 @@ def validate_tagger(spec: str, data: Sequence[Path], seed: int) -> dict[str, Any
     )
     acts = list(classifier.acts)
     majority = Counter(e.act for e in pool).most_common(1)[0][0]
+    extra = {"repairs": classifier.repairs} if isinstance(checked, ModelTagger) else {}
     return {
+        **extra,
         "tagger": classifier.name,
         "files": [str(p) for p in data] or [BUNDLED],
         "seed": seed,
@@ -79,4 +85,7 @@ def report_tables(report: Mapping[str, Any]) -> list[Any]:
         side.add_column(col, justify="left" if col == "tagger" else "right")
     for label, r in report["labels"].items():
         side.add_row(label, ci_cell(r["macro_f1_ci"]), ci_cell(r["accuracy"]), str(r["failed"]))
+    if "repairs" in report:  # a chat model: what its answers needed
+        done = ", ".join(f"{k}: {v}" for k, v in report["repairs"].items()) or "none"
+        side.caption = f"repairs of the model's answers: {done}"
     return [per, conf, side]

@@ -1,0 +1,207 @@
+"""DAE, DAMI and act shares corrected for the tagger's errors (issue 26; seed 002 §4, App. C).
+
+Seed 002's DAE is the entropy of the act distribution of a system's replies, so a tagger that
+over-predicts one act moves it as much as a real difference between systems would. Given the
+tagger's confusion on gold labels, :mod:`taiwa.metrics.adjusted_counts` estimates the true act
+distribution from the predicted one (adjusted classify-and-count: the maximum-likelihood
+solution of ``q = p M`` on the simplex) and takes DAE from it; DAMI the same way per previous
+act (the previous acts taken as given: the test set's labels by default). The 95 % CIs
+resample the validation pairs jointly with the replies.
+
+Where the confusion comes from (:func:`load_validation`):
+
+- ``-o tagger_validation=FILE``: a gold file in the labelled-set shape ``{"id", "context",
+  "reply", "act"}`` that the run's classifier tags when the run aggregates, or the ``--json``
+  report of ``taiwa validate tagger SPEC --data GOLD`` (its ``confusion``; the only way for an
+  LLM tagger, whose calls belong in the validator, not in aggregation);
+- the ``default`` tagger without that option: the bundled held-out split that ``taiwa validate
+  tagger default`` scores (:func:`taiwa.annotators.da_classifier.held_out_split`), tagged by
+  the shipped model at run time (245 utterances, a few milliseconds), so it always matches the
+  model that is shipped;
+- crowd votes and other taggers without the option: no correction (reported as absent).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from taiwa.errors import InputError, TaiwaError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from taiwa.benchmarks.da_distribution.summary import Collected
+    from taiwa.schema import Taxonomy
+
+
+_NEEDS_REPORT = (
+    "-o tagger_validation={path}: the tagger {spec} is a chat model, not a classifier: run "
+    "`taiwa validate tagger --tagger {spec} --data {path} --json REPORT.json` and give REPORT.json"
+)
+
+
+@dataclass(frozen=True)
+class Validation:
+    """The gold set a tagger was checked on: its name and ``k × k`` confusion counts (rows
+    gold, columns predicted, in the taxonomy's act order)."""
+
+    name: str
+    confusion: np.ndarray
+
+    def block(self) -> dict[str, Any]:
+        total = int(self.confusion.sum())
+        right = int(self.confusion.trace())
+        return {"name": self.name, "n": total, "accuracy": right / total if total else None}
+
+
+def _report(path: Path) -> Mapping[str, Any] | None:
+    """The ``taiwa validate tagger --json`` report in ``path``, or ``None`` if it is not one."""
+    try:
+        data = json.loads(path.read_text("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    if isinstance(data, dict) and "labels" in data and "tagger" in data:
+        return data
+    return None
+
+
+def check_validation_file(path: Path, spec: str, classifier: bool) -> None:
+    """Refuse a missing or malformed ``tagger_validation`` file before any model call (and a
+    gold file for a tagger ``spec`` that is no ``classifier``: it needs a report)."""
+    from taiwa.annotators.da_encoder_train import checked_examples
+    from taiwa.io import require_file
+
+    require_file(path)
+    report = _report(path)
+    if report is None:
+        checked_examples(path)
+        if not classifier:
+            raise TaiwaError(_NEEDS_REPORT.format(spec=spec, path=path))
+        return
+    block = report["labels"].get(report["tagger"]) if isinstance(report["labels"], dict) else None
+    if not isinstance(block, dict) or not isinstance(block.get("confusion"), dict):
+        raise InputError(
+            str(path), None, f"labels.{report['tagger']}.confusion", "a confusion table", "none"
+        )
+
+
+def load_validation(
+    spec: str, option: str | None, taxonomy: Taxonomy, tag_many: Any
+) -> Validation | None:
+    """The validation of tagger ``spec`` (see the module docstring); ``tag_many`` tags
+    (contexts, replies) with the run's classifier, ``None`` for a tagger that is no
+    classifier (an LLM or votes)."""
+    from taiwa.annotators.da_classifier import held_out_split, load_examples
+    from taiwa.annotators.da_encoder_train import checked_examples
+    from taiwa.benchmarks.da_distribution.tagging import DEFAULT
+    from taiwa.benchmarks.da_distribution.validate_tagger import BUNDLED
+    from taiwa.metrics.adjusted_counts import confusion_counts, confusion_from_table
+
+    labels = taxonomy.names
+    if option is not None:
+        path = Path(option)
+        report = _report(path)
+        if report is not None:
+            table = report["labels"][report["tagger"]]["confusion"]
+            files = ", ".join(report.get("files", [])) or "?"
+            name = f"{path} (taiwa validate tagger {report['tagger']} on {files})"
+            return Validation(name, confusion_from_table(table, labels))
+        if tag_many is None:
+            raise TaiwaError(_NEEDS_REPORT.format(spec=spec, path=option))
+        examples = checked_examples(path)
+        name = str(path)
+    elif spec == DEFAULT:
+        examples = held_out_split(load_examples()[0])[1]
+        name = f"{BUNDLED} (the default tagger's labelled set)"
+    else:
+        return None
+    predicted = tag_many([e.context for e in examples], [e.reply for e in examples])
+    return Validation(name, confusion_counts([e.act for e in examples], predicted, labels))
+
+
+def run_validation(spec: str, options: Any) -> Validation | None:
+    """The validation of a run's tagger ``spec`` under the method's ``options`` (``None``:
+    crowd votes, or no gold set for this tagger)."""
+    from taiwa.benchmarks.da_distribution.tagging import DEFAULT, VOTES, load_classifier
+    from taiwa.io import path_kind
+    from taiwa.taxonomies import load_taxonomy
+
+    if spec.startswith(VOTES):
+        return None
+    taxonomy = load_taxonomy(options.taxonomy)
+    tag_many = None
+    if spec == DEFAULT or path_kind(Path(spec) / "taiwa_da.json") == "file":
+        checked = None if spec == DEFAULT else Path(spec)
+        tag_many = load_classifier(checked, taxonomy).tag_many
+    return load_validation(spec, options.tagger_validation, taxonomy, tag_many)
+
+
+def corrected_blocks(
+    c: Collected,
+    labels: Sequence[str],
+    validation: Validation,
+    seed: int,
+    skip: Sequence[str] = (),
+) -> dict[str, dict[str, Any]]:
+    """Per system (but those in ``skip``): corrected ``dae``, ``dami`` and act ``shares``
+    (value, CI, n)."""
+    from taiwa.metrics.adjusted_counts import adjusted_estimates
+
+    code = {a: j for j, a in enumerate(labels)}
+    out: dict[str, dict[str, Any]] = {}
+    for s in c.systems:
+        acts = c.acts[s]
+        if not acts or s in skip:
+            continue
+        codes = [code[a] for a in acts if a in code]
+        pairs = [
+            (code[p], code[a])
+            for a, p in zip(acts, c.previous[s], strict=True)
+            if a in code and p is not None and p in code
+        ]
+        est = adjusted_estimates(codes, validation.confusion, pairs or None, seed=seed)
+        block: dict[str, Any] = {
+            "dae": est.entropy.as_dict(),
+            "shares": {a: est.shares[j].as_dict() for j, a in enumerate(labels)},
+        }
+        if est.mutual_information is not None:
+            block["dami"] = {
+                **est.mutual_information.as_dict(),
+                "plug_in": est.mutual_information_plug_in,
+            }
+        out[s] = block
+    return out
+
+
+def add_corrected(
+    systems: dict[str, dict[str, Any]],
+    across: dict[str, Any],
+    c: Collected,
+    labels: Sequence[str],
+    validation: Validation | None,
+    seed: int,
+    labelled: Sequence[str] = (),
+) -> list[str]:
+    """Put each system's ``corrected`` block and ``across.tagger_validation`` in the summary
+    (not for the ``labelled`` systems, whose acts are gold labels, not the tagger's); returns
+    the notes."""
+    if validation is None:
+        return []
+    across["tagger_validation"] = validation.block()
+    for s, block in corrected_blocks(c, labels, validation, seed, labelled).items():
+        systems[s]["corrected"] = block
+    notes = [
+        "corrected DAE/DAMI: act distribution estimated through the tagger's confusion on "
+        f"{validation.name} (n={across['tagger_validation']['n']}); CIs resample it with the "
+        "replies"
+    ]
+    if c.prev_from.get("tagger"):
+        notes.append(
+            f"corrected DAMI takes the previous acts as given: {c.prev_from['tagger']} of them "
+            "came from the tagger, uncorrected"
+        )
+    return notes
