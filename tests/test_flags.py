@@ -121,3 +121,13 @@ def test_intent_under_limit_flags_a_constant_answerer_in_terminal_summary_and_re
     html = page.read_text(encoding="utf-8")
     assert "<h4>flags</h4>" in html and "every answer named option 1" in html
     assert "answers per option" in html
+
+
+def test_a_rounding_noise_bias_on_a_zero_value_says_no_percentage() -> None:
+    """A constant system's DAMI is 0 and its jackknife bias rounding noise: the flag (for n under
+    the floor) must not claim the bias is an infinite share of the value."""
+    f = flags.plug_in_bias(0.0, 1e-17, 12, "dami", 50)
+    assert f is not None and "%" not in f.text and f.text.startswith("n=12 < 50")
+    assert flags.plug_in_bias(0.0, 1e-17, 500, "dami", 50) is None
+    g = flags.plug_in_bias(0.0, 0.2, 500, "dami", 50)
+    assert g is not None and "on a value of 0" in g.text

@@ -109,12 +109,15 @@ def plug_in_bias(value: float, bias: float, n: int, on: str, floor: int) -> Flag
     value (|bias| ≥ :data:`BIAS_SHARE` · |value|, either sign) or whose n is below ``floor``."""
     if not (math.isfinite(value) and math.isfinite(bias)):
         return None
+    if abs(bias) < 5e-4:  # prints as ±0.000: rounding noise, not a bias worth a word
+        bias = 0.0
     share = abs(bias) / abs(value) if value else math.inf if bias else 0.0
     if share < BIAS_SHARE and n >= floor:
         return None
     why = [f"n={n} < {floor}"] if n < floor else []
     if share >= BIAS_SHARE:
-        why.append(f"jackknife bias {bias:+.3f} is {share:.0%} of the value")
+        of = f"is {share:.0%} of the value" if value else "on a value of 0"
+        why.append(f"jackknife bias {bias:+.3f} {of}")
     return Flag("plug-in-bias", on, f"{'; '.join(why)}: a plug-in estimate at this n is biased")
 
 
