@@ -15,7 +15,7 @@ import pytest
 
 from taiwa.annotators import da_classifier as dac
 from taiwa.annotators import da_classifier_recipe as recipe
-from taiwa.annotators.da_classifier_features import FeatureSettings, char_ngrams, extra_features
+from taiwa.annotators.da_classifier_features import char_ngrams, extra_features
 from taiwa.annotators.da_classifier_train import (
     class_report,
     copy_counts,
@@ -79,7 +79,7 @@ def test_held_out_figures_are_the_recorded_ones(
     assert {e.id for e in train}.isdisjoint(e.id for t in tests.values() for e in t)
     acts = list(shipped.acts)
     recorded = shipped.meta["held_out_metrics"]
-    ngram, _ = dac.fit(train, acts, dac.char_ngram_settings(), l2=recorded["char_ngram_l2"])
+    ngram = recipe.char_ngram_baseline(train, acts)
     for name, test in tests.items():
         gold = [e.act for e in test]
         contexts, replies = [e.context for e in test], [e.reply for e in test]
@@ -113,8 +113,7 @@ def test_chat_style_targets_of_issue_26(
     contexts, replies = [e.context for e in test], [e.reply for e in test]
     pred = shipped.tag_many(contexts, replies)
     default = class_report(gold, pred, acts)
-    l2 = shipped.meta["held_out_metrics"]["char_ngram_l2"]
-    ngram, _ = dac.fit(train, acts, dac.char_ngram_settings(), l2=l2)
+    ngram = recipe.char_ngram_baseline(train, acts)
     char_ngram = class_report(gold, ngram.tag_many(contexts, replies), acts)
     true_n, pred_n = Counter(gold), Counter(pred)
     print(
@@ -190,7 +189,7 @@ def test_retraining_reproduces_the_shipped_weights(
     train, _, _ = sets
     training = shipped.meta["training"]
     feat, objective = dac.final_problem(
-        train, list(shipped.acts), recipe.default_settings(), training["l2"]
+        train, list(shipped.acts), recipe.default_settings(), training["l2"], training["balanced"]
     )
     np.testing.assert_array_equal(feat.idf_reply.astype(np.float32), shipped.featurizer.idf_reply)
     np.testing.assert_array_equal(

@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-from cli import taiwa
 
+from cli import taiwa
 from taiwa.annotators.da_classifier_own import FORMAT, is_own, load_own, train_own
 from taiwa.annotators.da_classifier_recipe import CHAT_TRAIN_PATH, bundled
 

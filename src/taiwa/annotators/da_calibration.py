@@ -26,7 +26,8 @@ def softmax(scores: np.ndarray, temperature: float = 1.0) -> np.ndarray:
     z = z - z.max(axis=1, keepdims=True)
     np.exp(z, out=z)
     z /= z.sum(axis=1, keepdims=True)
-    return z
+    out: np.ndarray = z
+    return out
 
 
 def nll(scores: np.ndarray, y: np.ndarray, temperature: float) -> float:

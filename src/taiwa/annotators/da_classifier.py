@@ -241,6 +241,7 @@ def fit(
     settings: FeatureSettings,
     l2_grid: Sequence[float] = L2_GRID,
     l2: float | None = None,
+    balance: bool = True,
 ) -> tuple[DAClassifier, dict[str, Any]]:
     """Seed 002 §5.2's recipe on ``examples``: pick the L2 strength on a 4:1 stratified
     train/validation split (training part upsampled) by validation cross-entropy, unless
@@ -263,7 +264,7 @@ def fit(
         tr, va = stratified_split([e.act for e in examples], VALIDATION, SEED + 1)
         train = [examples[i] for i in tr]
         val = [examples[i] for i in va]
-        feat, objective = training_problem(train, acts, settings, l2_grid[0], SEED + 2)
+        feat, objective = training_problem(train, acts, settings, l2_grid[0], SEED + 2, balance)
         x_va = design(feat, val)
         y_va = np.array([index[e.act] for e in val])
         scores: dict[str, float] = {}
@@ -278,10 +279,11 @@ def fit(
         info["n_train"], info["n_validation"] = len(train), len(val)
         chosen = val_scores[repr(l2)]
         meta["calibration"] = calibration_report(chosen, y_va, fit_temperature(chosen, y_va))
-    feat, objective = final_problem(examples, acts, settings, l2)
+    feat, objective = final_problem(examples, acts, settings, l2, balance)
     model, report = minimize_objective(objective)
     upsampled = round(objective.total_weight)
     info.update(l2=l2, n_fit=len(examples), n_fit_upsampled=upsampled, optimizer=report)
+    info["balanced"] = balance
     return DAClassifier(tuple(acts), feat, model, meta), info
 
 
@@ -307,9 +309,11 @@ def training_problem(
     settings: FeatureSettings,
     l2: float,
     seed: int,
+    balance: bool = True,
 ) -> tuple[Featurizer, SoftmaxObjective]:
     """The featurizer fitted on ``examples`` and the objective on them (:func:`augmented`,
-    then upsampled with ``seed``, as copy counts, at strength ``l2``)."""
+    then, with ``balance``, upsampled with ``seed``, as copy counts, at strength ``l2``;
+    without, every act at its own frequency)."""
     import numpy as np
 
     from taiwa.annotators.da_classifier_features import Featurizer
@@ -318,7 +322,11 @@ def training_problem(
     index = {a: k for k, a in enumerate(acts)}
     feat = Featurizer.fit(settings, [e.context for e in examples], [e.reply for e in examples])
     rows = augmented(examples, settings)
-    counts = copy_counts(len(rows), upsample([e.act for e in rows], seed))
+    counts = (
+        copy_counts(len(rows), upsample([e.act for e in rows], seed))
+        if balance
+        else np.ones(len(rows))
+    )
     counts *= np.array([e.weight for e in rows])
     x = design(feat, rows)
     y = np.array([index[e.act] for e in rows])
@@ -326,11 +334,15 @@ def training_problem(
 
 
 def final_problem(
-    examples: Sequence[Example], acts: Sequence[str], settings: FeatureSettings, l2: float
+    examples: Sequence[Example],
+    acts: Sequence[str],
+    settings: FeatureSettings,
+    l2: float,
+    balance: bool = True,
 ) -> tuple[Featurizer, SoftmaxObjective]:
     """The featurizer fitted on ``examples`` and the objective the shipped weights minimise
     (:func:`training_problem` on all of them)."""
-    return training_problem(examples, acts, settings, l2, SEED + 3)
+    return training_problem(examples, acts, settings, l2, SEED + 3, balance)
 
 
 def taxonomy_acts() -> list[str]:

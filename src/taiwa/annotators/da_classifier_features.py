@@ -271,11 +271,11 @@ class Featurizer:
         if s.use_vectors and n:
             dense = vectors_of(words) * s.vector_scale
             off_v = s.n_reply + s.n_context
-            cols = np.arange(off_v, off_v + s.vector_dim)
+            vcols = np.arange(off_v, off_v + s.vector_dim)
             vec = sp.csr_matrix(
                 (
                     dense.ravel(),
-                    np.tile(cols, n),
+                    np.tile(vcols, n),
                     np.arange(0, (n + 1) * s.vector_dim, s.vector_dim),
                 ),
                 shape=(n, s.n_features),

@@ -49,7 +49,7 @@ def train_own(
     """Fit the default recipe on ``examples`` and write ``out``; returns ``taiwa_da.json``'s
     content."""
     from taiwa.annotators.da_classifier import fit, taxonomy_acts
-    from taiwa.annotators.da_classifier_recipe import default_settings
+    from taiwa.annotators.da_classifier_recipe import BALANCE, L2_GRID, default_settings
     from taiwa.annotators.da_encoder_train import (
         check_examples,
         check_out,
@@ -63,7 +63,7 @@ def train_own(
     if len(examples) < 20 or len({e.act for e in examples}) < 2:
         raise TaiwaError(f"{data_path}: too few examples to train on (need 20 and two acts)")
     check_out(out, overwrite)
-    classifier, info = fit(examples, acts, default_settings())
+    classifier, info = fit(examples, acts, default_settings(), L2_GRID, balance=BALANCE)
     meta = {
         "format": FORMAT,
         "version": VERSION,

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from taiwa.annotators.da_classifier import DAClassifier, Example
+    from taiwa.annotators.da_classifier import Example
     from taiwa.benchmarks.da_distribution.tagging import Classifier
 
 BUNDLED = "bundled held-out split"
@@ -38,16 +38,6 @@ def gold_sets(data: Sequence[Path]) -> dict[str, list[Example]]:
         return {str(p): checked_examples(p) for p in data}
     _, tests, _ = training_sets()
     return {f"{name} {BUNDLED}": v for name, v in tests.items() if v}
-
-
-def char_ngram_baseline(train: Sequence[Example], acts: Sequence[str]) -> DAClassifier:
-    """The char-n-gram-only logistic regression on ``train``, at the L2 strength the shipped
-    model records for it (picked on validation when it records none)."""
-    from taiwa.annotators.da_classifier import DAClassifier, char_ngram_settings, fit
-
-    recorded = DAClassifier.load().meta.get("held_out_metrics", {}).get("char_ngram_l2")
-    model, _ = fit(train, acts, char_ngram_settings(), l2=recorded)
-    return model
 
 
 def set_report(
@@ -81,7 +71,7 @@ def set_report(
 def validate_tagger(spec: str, data: Sequence[Path], seed: int) -> dict[str, Any]:
     """The report of tagger ``spec`` (``default`` or a ``taiwa da train`` directory) on the
     gold labels of ``data`` (default: both bundled held-out splits)."""
-    from taiwa.annotators.da_classifier_recipe import training_sets
+    from taiwa.annotators.da_classifier_recipe import char_ngram_baseline, training_sets
     from taiwa.benchmarks.da_distribution.tagging import check_tagger, load_classifier
     from taiwa.errors import TaiwaError
     from taiwa.taxonomies import load_taxonomy
