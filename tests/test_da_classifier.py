@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from importlib import resources
+from typing import Any
 
 import numpy as np
 import pytest
@@ -96,36 +97,61 @@ def test_held_out_figures_are_the_recorded_ones(
         assert len(test) == shipped.meta["split"]["n_held_out"][name]
 
 
-def test_chat_style_targets_of_issue_26(
+@pytest.fixture(scope="module")
+def chat_figures(
     shipped: dac.DAClassifier,
     sets: tuple[list[dac.Example], dict[str, list[dac.Example]], dict[str, str]],
-) -> None:
-    """On the chat-style held-out split: macro-F1 ≥ 0.65, accuracy ≥ 0.75, at least 0.1 macro-F1
-    above the char-n-gram baseline trained on the same data, no act predicted more than twice
-    as often as it occurs (figures computed here from the shipped model and data)."""
+) -> dict[str, Any]:
+    """The shipped model and the char-n-gram baseline (trained on the same data) on the
+    chat-style held-out split, computed here."""
     from collections import Counter
 
     train, tests, _ = sets
     test = tests[recipe.CHAT]
-    assert len(test) >= 200
     acts = list(shipped.acts)
     gold = [e.act for e in test]
     contexts, replies = [e.context for e in test], [e.reply for e in test]
     pred = shipped.tag_many(contexts, replies)
-    default = class_report(gold, pred, acts)
     ngram = recipe.char_ngram_baseline(train, acts)
-    char_ngram = class_report(gold, ngram.tag_many(contexts, replies), acts)
-    true_n, pred_n = Counter(gold), Counter(pred)
+    out = {
+        "n": len(test),
+        "default": class_report(gold, pred, acts),
+        "char_ngram": class_report(gold, ngram.tag_many(contexts, replies), acts),
+        "true": Counter(gold),
+        "predicted": Counter(pred),
+    }
     print(
-        f"\nchat-style held-out (n={len(test)}): macro-F1 {default['macro_f1']:.3f}, accuracy "
-        f"{default['accuracy']:.3f}; char-n-gram {char_ngram['macro_f1']:.3f}; predicted/true "
-        + ", ".join(f"{a} {pred_n[a]}/{true_n[a]}" for a in acts)
+        f"\nchat-style held-out (n={len(test)}): macro-F1 {out['default']['macro_f1']:.3f}, "
+        f"accuracy {out['default']['accuracy']:.3f}; char-n-gram "
+        f"{out['char_ngram']['macro_f1']:.3f}; predicted/true "
+        + ", ".join(f"{a} {out['predicted'][a]}/{out['true'][a]}" for a in acts)
     )
-    assert default["macro_f1"] >= 0.65
-    assert default["accuracy"] >= 0.75
-    assert default["macro_f1"] - char_ngram["macro_f1"] >= 0.1
-    over = [a for a in acts if pred_n[a] > 2 * true_n[a]]
+    return out
+
+
+def test_chat_style_macro_f1_and_accuracy_targets(chat_figures: dict[str, Any]) -> None:
+    """Issue 26: on the chat-style held-out split, macro-F1 ≥ 0.65 and accuracy ≥ 0.75."""
+    assert chat_figures["n"] >= 200
+    assert chat_figures["default"]["macro_f1"] >= 0.65
+    assert chat_figures["default"]["accuracy"] >= 0.75
+
+
+def test_chat_style_no_act_predicted_more_than_twice_as_often_as_it_occurs(
+    chat_figures: dict[str, Any],
+) -> None:
+    over = {
+        a: (n, chat_figures["true"][a])
+        for a, n in chat_figures["predicted"].items()
+        if n > 2 * chat_figures["true"][a]
+    }
     assert not over, over
+
+
+def test_chat_style_beats_the_char_ngram_baseline_by_a_tenth(chat_figures: dict[str, Any]) -> None:
+    """Issue 26: at least 0.1 macro-F1 above a char-n-gram-only model trained on the same
+    data."""
+    gap = chat_figures["default"]["macro_f1"] - chat_figures["char_ngram"]["macro_f1"]
+    assert gap >= 0.1, f"macro-F1 {gap:.3f} above the char-n-gram baseline"
 
 
 def test_probabilities_are_calibrated(
