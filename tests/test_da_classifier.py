@@ -9,12 +9,14 @@ import subprocess
 import sys
 import time
 from importlib import resources
+from typing import Any
 
 import numpy as np
 import pytest
 
 from taiwa.annotators import da_classifier as dac
-from taiwa.annotators.da_classifier_features import FeatureSettings, char_ngrams, extra_features
+from taiwa.annotators import da_classifier_recipe as recipe
+from taiwa.annotators.da_classifier_features import char_ngrams, extra_features
 from taiwa.annotators.da_classifier_train import (
     class_report,
     copy_counts,
@@ -38,6 +40,11 @@ def splits() -> tuple[list[dac.Example], list[dac.Example]]:
     return dac.held_out_split(examples)
 
 
+@pytest.fixture(scope="module")
+def sets() -> tuple[list[dac.Example], dict[str, list[dac.Example]], dict[str, str]]:
+    return recipe.training_sets()
+
+
 def test_model_files_load_without_pickle(shipped: dac.DAClassifier) -> None:
     npz, sidecar = dac.shipped_paths()
     with np.load(npz, allow_pickle=False) as f:
@@ -47,16 +54,17 @@ def test_model_files_load_without_pickle(shipped: dac.DAClassifier) -> None:
     assert meta["version"] == dac.VERSION
     assert meta["taxonomy"] == "chitchat11"
     assert meta["acts"] == [a.name for a in load_taxonomy("chitchat11").acts]
-    raw = resources.files("taiwa").joinpath(dac.DATA_PATH).read_bytes()
-    assert meta["training_data"]["sha256"] == hashlib.sha256(raw).hexdigest()
-    assert meta["features"] == FeatureSettings().to_json()
+    for path in (dac.DATA_PATH, recipe.CHAT_TRAIN_PATH, recipe.CHAT_HELD_OUT_PATH):
+        raw = resources.files("taiwa").joinpath(path).read_bytes()
+        assert meta["training_data"]["files"][path] == hashlib.sha256(raw).hexdigest()
+    assert meta["features"] == recipe.default_settings().to_json()
     assert shipped.acts == tuple(meta["acts"])
-    assert shipped.model.weights.shape == (FeatureSettings().n_features, 11)
+    assert shipped.model.weights.shape == (recipe.default_settings().n_features, 11)
 
 
 def test_import_is_light() -> None:
     code = (
-        "import sys, taiwa.annotators.da_classifier\n"
+        "import sys, taiwa.annotators.da_classifier, taiwa.annotators.da_classifier_recipe\n"
         "heavy = {'numpy', 'scipy', 'fugashi'} & set(sys.modules)\n"
         "print(sorted(heavy))"
     )
@@ -64,28 +72,108 @@ def test_import_is_light() -> None:
     assert out.stdout.strip() == "[]"
 
 
-def test_held_out_macro_f1_beats_both_baselines(
-    shipped: dac.DAClassifier, splits: tuple[list[dac.Example], list[dac.Example]]
+def test_held_out_figures_are_the_recorded_ones(
+    shipped: dac.DAClassifier,
+    sets: tuple[list[dac.Example], dict[str, list[dac.Example]], dict[str, str]],
 ) -> None:
-    dev, test = splits
+    train, tests, _ = sets
+    assert {e.id for e in train}.isdisjoint(e.id for t in tests.values() for e in t)
+    acts = list(shipped.acts)
+    recorded = shipped.meta["held_out_metrics"]
+    ngram = recipe.char_ngram_baseline(train, acts)
+    for name, test in tests.items():
+        gold = [e.act for e in test]
+        contexts, replies = [e.context for e in test], [e.reply for e in test]
+        default = class_report(gold, shipped.tag_many(contexts, replies), acts)
+        char_ngram = class_report(gold, ngram.tag_many(contexts, replies), acts)
+        majority = class_report(gold, recipe.majority_baseline(train, test), acts)
+        print(
+            f"\n{name} held-out macro-F1 (n={len(test)}): default {default['macro_f1']:.3f}, "
+            f"char-n-gram LR {char_ngram['macro_f1']:.3f}, majority {majority['macro_f1']:.3f}"
+        )
+        assert default["macro_f1"] > char_ngram["macro_f1"] > majority["macro_f1"]
+        for key, report in (("default", default), ("char_ngram", char_ngram)):
+            assert report["macro_f1"] == pytest.approx(recorded[name][key]["macro_f1"], abs=1e-9)
+        assert len(test) == shipped.meta["split"]["n_held_out"][name]
+
+
+@pytest.fixture(scope="module")
+def chat_figures(
+    shipped: dac.DAClassifier,
+    sets: tuple[list[dac.Example], dict[str, list[dac.Example]], dict[str, str]],
+) -> dict[str, Any]:
+    """The shipped model and the char-n-gram baseline (trained on the same data) on the
+    chat-style held-out split, computed here."""
+    from collections import Counter
+
+    train, tests, _ = sets
+    test = tests[recipe.CHAT]
     acts = list(shipped.acts)
     gold = [e.act for e in test]
     contexts, replies = [e.context for e in test], [e.reply for e in test]
-    default = class_report(gold, shipped.tag_many(contexts, replies), acts)
-    majority = class_report(gold, dac.majority_baseline(dev, test), acts)
-    recorded = shipped.meta["held_out_metrics"]
-    ngram, _ = dac.fit(dev, acts, dac.char_ngram_settings(), l2=recorded["char_ngram"]["l2"])
-    char_ngram = class_report(gold, ngram.tag_many(contexts, replies), acts)
+    pred = shipped.tag_many(contexts, replies)
+    ngram = recipe.char_ngram_baseline(train, acts)
+    out = {
+        "n": len(test),
+        "default": class_report(gold, pred, acts),
+        "char_ngram": class_report(gold, ngram.tag_many(contexts, replies), acts),
+        "true": Counter(gold),
+        "predicted": Counter(pred),
+    }
     print(
-        f"\nheld-out macro-F1 (n={len(test)}): default {default['macro_f1']:.3f}, "
-        f"char-n-gram LR {char_ngram['macro_f1']:.3f}, majority {majority['macro_f1']:.3f}"
+        f"\nchat-style held-out (n={len(test)}): macro-F1 {out['default']['macro_f1']:.3f}, "
+        f"accuracy {out['default']['accuracy']:.3f}; char-n-gram "
+        f"{out['char_ngram']['macro_f1']:.3f}; predicted/true "
+        + ", ".join(f"{a} {out['predicted'][a]}/{out['true'][a]}" for a in acts)
     )
-    assert default["macro_f1"] > char_ngram["macro_f1"] > majority["macro_f1"]
-    assert default["macro_f1"] == pytest.approx(recorded["default"]["macro_f1"], abs=1e-9)
-    assert char_ngram["macro_f1"] == pytest.approx(recorded["char_ngram"]["macro_f1"], abs=1e-9)
-    assert majority["macro_f1"] == pytest.approx(recorded["majority"]["macro_f1"], abs=1e-9)
-    assert len(test) == shipped.meta["split"]["n_held_out"]
-    assert {e.id for e in dev}.isdisjoint(e.id for e in test)
+    return out
+
+
+def test_chat_style_macro_f1_and_accuracy_targets(chat_figures: dict[str, Any]) -> None:
+    """Issue 26: on the chat-style held-out split, macro-F1 ≥ 0.65 and accuracy ≥ 0.75."""
+    assert chat_figures["n"] >= 200
+    assert chat_figures["default"]["macro_f1"] >= 0.65
+    assert chat_figures["default"]["accuracy"] >= 0.75
+
+
+def test_chat_style_no_act_predicted_more_than_twice_as_often_as_it_occurs(
+    chat_figures: dict[str, Any],
+) -> None:
+    over = {
+        a: (n, chat_figures["true"][a])
+        for a, n in chat_figures["predicted"].items()
+        if n > 2 * chat_figures["true"][a]
+    }
+    assert not over, over
+
+
+def test_chat_style_beats_the_char_ngram_baseline_by_a_tenth(chat_figures: dict[str, Any]) -> None:
+    """Issue 26: at least 0.1 macro-F1 above a char-n-gram-only model trained on the same
+    data."""
+    gap = chat_figures["default"]["macro_f1"] - chat_figures["char_ngram"]["macro_f1"]
+    assert gap >= 0.1, f"macro-F1 {gap:.3f} above the char-n-gram baseline"
+
+
+def test_probabilities_are_calibrated(
+    shipped: dac.DAClassifier,
+    sets: tuple[list[dac.Example], dict[str, list[dac.Example]], dict[str, str]],
+) -> None:
+    from taiwa.annotators.da_calibration import expected_calibration_error
+
+    cal = shipped.meta["calibration"]
+    assert cal["temperature"] == shipped.temperature != 1.0
+    assert cal["ece_after"] < cal["ece_before"]
+    assert cal["cross_entropy_after"] <= cal["cross_entropy_before"]
+    _, tests, _ = sets
+    test = tests[recipe.CHAT]
+    acts = list(shipped.acts)
+    proba = shipped.proba([e.context for e in test], [e.reply for e in test])
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    y = np.array([acts.index(e.act) for e in test])
+    ece = expected_calibration_error(proba, y)
+    assert ece == pytest.approx(shipped.meta["held_out_metrics"][recipe.CHAT]["ece"], abs=1e-9)
+    tags = shipped.tag_many([e.context for e in test], [e.reply for e in test])
+    assert tags == [acts[k] for k in proba.argmax(axis=1)]
 
 
 def _echoes(contexts: list[str], seed: int = 0) -> tuple[list[str], list[str]]:
@@ -115,16 +203,20 @@ def test_parrot_echoes_are_tagged_echo(
         assert share >= 0.95, missed
 
 
-def test_retraining_reproduces_the_shipped_weights(shipped: dac.DAClassifier) -> None:
-    # A full refit takes 10-30 s here (the L2 search 1-2 min; `python -m
-    # taiwa.annotators.da_classifier --check` does all of it). The smaller check: the training
-    # problem rebuilt from the data reproduces the shipped idf exactly, and the shipped weights
-    # are the minimiser of its (strictly convex) objective: the gradient there is as small as
-    # L-BFGS-B left it, and the loss is the one recorded; plus the optimiser is deterministic.
-    examples, _ = dac.load_examples()
-    dev, _ = dac.held_out_split(examples)
+def test_retraining_reproduces_the_shipped_weights(
+    shipped: dac.DAClassifier,
+    sets: tuple[list[dac.Example], dict[str, list[dac.Example]], dict[str, str]],
+) -> None:
+    # A full refit takes minutes (the L2 search most of it; `taiwa da check` does all of it).
+    # The smaller check: the training problem rebuilt from the bundled files reproduces the
+    # shipped idf exactly, and the shipped weights are the minimiser of its (strictly convex)
+    # objective: the gradient there is as small as L-BFGS-B left it, and the loss is the one
+    # recorded; plus the optimiser is deterministic.
+    train, _, _ = sets
     training = shipped.meta["training"]
-    feat, objective = dac.final_problem(dev, list(shipped.acts), FeatureSettings(), training["l2"])
+    feat, objective = dac.final_problem(
+        train, list(shipped.acts), recipe.default_settings(), training["l2"], training["balanced"]
+    )
     np.testing.assert_array_equal(feat.idf_reply.astype(np.float32), shipped.featurizer.idf_reply)
     np.testing.assert_array_equal(
         feat.idf_context.astype(np.float32), shipped.featurizer.idf_context
@@ -134,10 +226,10 @@ def test_retraining_reproduces_the_shipped_weights(shipped: dac.DAClassifier) ->
     assert round(objective.total_weight) == training["n_fit_upsampled"]
     loss, grad = objective(objective.theta(shipped.model))
     assert loss == pytest.approx(training["optimizer"]["loss"], rel=1e-6)
-    assert np.abs(grad).max() < 1e-7
+    assert np.abs(grad).max() < 1e-6
     # a perturbed model is measurably off the minimum
     _, off = objective(objective.theta(shipped.model) * 0.99)
-    assert np.abs(off).max() > 5e-7
+    assert np.abs(off).max() > 5e-6
     # deterministic: the first 20 L-BFGS-B iterations of this problem, twice, give the same bits
     a, _ = minimize_objective(objective, max_iter=20)
     b, _ = minimize_objective(objective, max_iter=20)
@@ -212,7 +304,7 @@ def test_features() -> None:
 
 
 def test_cli_evaluate_prints_the_table(capsys: pytest.CaptureFixture[str]) -> None:
-    assert dac.main(["--evaluate"]) == 0
+    assert recipe.main(["--evaluate"]) == 0
     out = capsys.readouterr().out
     assert "macro-F1 default" in out and "majority class" in out and ECHO in out
 
@@ -223,8 +315,10 @@ def test_taiwa_da_evaluate_prints_the_recorded_figures() -> None:
     proc = taiwa("da", "evaluate")
     assert proc.returncode == 0, proc.stderr
     meta = dac.DAClassifier.load().meta["held_out_metrics"]
-    for key in ("default", "char_ngram", "majority"):
-        assert f"{meta[key]['macro_f1']:.3f}" in proc.stdout
+    for name in (recipe.TIDY, recipe.CHAT):
+        for key in ("default", "char_ngram", "majority"):
+            assert f"{meta[name][key]['macro_f1']:.3f}" in proc.stdout
+        assert f"{name} held-out split (n={meta[name]['default']['n']})" in proc.stdout
     assert "うなずき・おうむ返し" in proc.stdout and "(n=245)" in proc.stdout
 
 
@@ -237,12 +331,12 @@ def test_taiwa_da_check_exits_1_when_the_rebuild_differs(monkeypatch: pytest.Mon
     from taiwa.cli import app
 
     shipped = dac.DAClassifier.load()
-    monkeypatch.setattr(dac, "train", lambda: (dac.DAClassifier.load(), {}))
+    monkeypatch.setattr(recipe, "train", lambda: (dac.DAClassifier.load(), {}))
     same = CliRunner().invoke(app, ["da", "check"])
     assert same.exit_code == 0 and "reproduces the shipped model" in same.output
     changed = dac.DAClassifier.load()
     changed.model.bias = np.asarray(changed.model.bias) + 1.0
-    monkeypatch.setattr(dac, "train", lambda: (changed, {}))
+    monkeypatch.setattr(recipe, "train", lambda: (changed, {}))
     differs = CliRunner().invoke(app, ["da", "check"])
     assert differs.exit_code == 1 and "bias differ" in differs.output
     assert shipped.acts == changed.acts

@@ -1,6 +1,7 @@
 """``taiwa da``: the embedded default dialogue-act classifier for chit-chat replies (seed 002
-§5.2): its held-out figures beside two baselines, a check that it can be rebuilt, and the
-fine-tuning of a transformers encoder by the seed's recipe (``taiwa da train``)."""
+§5.2): its held-out figures beside two baselines, a check that it can be rebuilt, and training
+one's own tagger (``taiwa da train``: the default recipe on the user's data, or a transformers
+encoder fine-tuned by the seed's recipe with ``--base``)."""
 
 from __future__ import annotations
 
@@ -27,59 +28,75 @@ def evaluate(
     fresh: Annotated[
         bool,
         typer.Option(
-            help="Recompute on the held-out split now (refits the char-n-gram baseline, ~30 s) "
-            "instead of printing the figures recorded with the shipped model."
+            help="Recompute on the held-out splits now (refits the char-n-gram baseline, "
+            "~1 min) instead of printing the figures recorded with the shipped model."
         ),
     ] = False,
 ) -> None:
-    """Per-class precision / recall / F1 on the held-out split (seed 002 Table 5 layout) and
-    macro-F1 beside a majority-class and a char-n-gram-only baseline."""
+    """Per-class precision / recall / F1 on the tidy and the chat-style held-out splits (seed
+    002 Table 5 layout), macro-F1 and accuracy beside a majority-class and a char-n-gram-only
+    baseline, and the calibration of the probabilities."""
     from taiwa.annotators.da_classifier import DAClassifier
 
     classifier = DAClassifier.load()
     metrics = classifier.meta["held_out_metrics"]
     if fresh:
-        from taiwa.annotators.da_classifier import evaluate as evaluate_now
-        from taiwa.annotators.da_classifier import held_out_split, load_examples
+        from taiwa.annotators.da_classifier_recipe import evaluate as evaluate_now
+        from taiwa.annotators.da_classifier_recipe import training_sets
 
-        dev, test = held_out_split(load_examples()[0])
-        metrics = evaluate_now(classifier, dev, test)
+        train, tests, _ = training_sets()
+        metrics = evaluate_now(classifier, train, tests)
+    for name, block in metrics.items():
+        if isinstance(block, dict):
+            _print_split(name, block, classifier.acts)
+    cal = classifier.meta.get("calibration", {})
+    if cal:
+        console.print(
+            f"calibration (validation fold, n={cal['n']}): temperature {cal['temperature']:.3f}, "
+            f"expected calibration error {cal['ece_before']:.3f} → {cal['ece_after']:.3f}"
+        )
+    data = classifier.meta.get("training_data", {})
+    console.print(
+        f"[dim]trained on {data.get('n', '?')} examples of "
+        f"{', '.join(data.get('files', {})) or 'the bundled labelled set'}; "
+        "rebuild check: taiwa da check[/dim]"
+    )
+
+
+def _print_split(name: str, metrics: dict[str, Any], acts: tuple[str, ...]) -> None:
     per = metrics["default"]["per_class"]
     n = sum(r["support"] for r in per.values())
-    t = Table(title=f"default DA classifier, held-out split (n={n})", title_justify="left")
-    for name in ("act", "precision", "recall", "F1", "n"):
-        t.add_column(name, justify="left" if name == "act" else "right")
-    for act in classifier.acts:
+    t = Table(title=f"default DA classifier, {name} held-out split (n={n})", title_justify="left")
+    for col in ("act", "precision", "recall", "F1", "n"):
+        t.add_column(col, justify="left" if col == "act" else "right")
+    for act in acts:
         r = per[act]
         t.add_row(
             act, f"{r['precision']:.3f}", f"{r['recall']:.3f}", f"{r['f1']:.3f}", str(r["support"])
         )
     console.print(t)
-    b = Table(title="macro-F1 beside the baselines", title_justify="left")
-    for name in ("model", "macro-F1", "accuracy"):
-        b.add_column(name, justify="left" if name == "model" else "right")
+    b = Table(title=f"{name}: macro-F1 beside the baselines", title_justify="left")
+    for col in ("model", "macro-F1", "accuracy"):
+        b.add_column(col, justify="left" if col == "model" else "right")
     for key, label in (
-        ("default", "default (char n-grams, vectors, echo features)"),
+        ("default", "default (casual-chat features, vectors, morphemes)"),
         ("char_ngram", "char-n-gram-only logistic regression"),
         ("majority", "majority class"),
     ):
         b.add_row(label, f"{metrics[key]['macro_f1']:.3f}", f"{metrics[key]['accuracy']:.3f}")
     console.print(b)
-    data = classifier.meta.get("training_data", {})
-    console.print(
-        f"[dim]trained on {data.get('path', 'the bundled labelled set')} "
-        f"(sha256 {str(data.get('sha256', '?'))[:12]}…); rebuild check: taiwa da check[/dim]"
-    )
+    console.print(f"expected calibration error on it: {metrics['ece']:.3f}")
 
 
 @da_app.command("check")
 def check() -> None:
-    """Retrain the default classifier in memory from the bundled labelled set (~100 s) and
+    """Retrain the default classifier in memory from the bundled data (a few minutes) and
     compare it with the shipped model; exit 1 when it differs."""
-    from taiwa.annotators.da_classifier import DAClassifier, differences, train
+    from taiwa.annotators import da_classifier_recipe as recipe
+    from taiwa.annotators.da_classifier import DAClassifier, differences
 
     shipped = DAClassifier.load()
-    fresh, _ = train()
+    fresh, _ = recipe.train()
     diff = differences(fresh, shipped)
     if diff:
         console.print("[red]differs from the shipped model:[/red] " + "; ".join(diff))
@@ -89,16 +106,17 @@ def check() -> None:
 
 @da_app.command("train")
 def train_command(
-    base: Annotated[
-        Path,
-        typer.Option(
-            help="Local encoder directory (save_pretrained: config + weights + tokenizer)."
-        ),
-    ],
-    out: Annotated[Path, typer.Option(help="Directory to write the fine-tuned classifier to.")],
+    out: Annotated[Path, typer.Option(help="Directory to write the trained tagger to.")],
     data: Annotated[
         Path | None,
         typer.Option(help="Labelled JSONL {id, context, reply, act} (default: the bundled set)."),
+    ] = None,
+    base: Annotated[
+        Path | None,
+        typer.Option(
+            help="Local encoder directory (save_pretrained: config + weights + tokenizer) to "
+            "fine-tune; without it, the default classifier's recipe is trained (CPU, minutes)."
+        ),
     ] = None,
     epochs: Annotated[int, typer.Option(min=1, help="Epochs; the best by validation is kept.")] = 4,
     batch_size: Annotated[int, typer.Option(min=1, help="Examples per optimiser step.")] = 16,
@@ -107,14 +125,27 @@ def train_command(
     seed: Annotated[int, typer.Option(min=0, help="Seed of the split, upsampling, init.")] = 0,
     overwrite: Annotated[bool, typer.Option(help="Replace a non-empty --out.")] = False,
 ) -> None:
-    """Fine-tune a local transformers encoder as a chitchat11 dialogue-act classifier (seed 002
-    §5.2): 4:1 train/validation split, acts upsampled to the largest, the epoch with the lowest
-    validation cross-entropy kept. Nothing is downloaded."""
+    """Train a chitchat11 dialogue-act tagger on labelled utterances (seed 002 §5.2): without
+    --base, the default classifier's features and recipe (L2 strength and temperature picked on
+    a 4:1 validation split); with --base, a local transformers encoder fine-tuned (acts
+    upsampled, the epoch with the lowest validation cross-entropy kept). Nothing is downloaded.
+    Use the result with --tagger OUT."""
+    from taiwa.annotators.da_encoder_train import read_training_data
+
+    examples, sha = read_training_data(data)
+    data_path = "bundled labelled set" if data is None else str(data)
+    if base is None:
+        from taiwa.annotators.da_classifier_own import train_own
+
+        with console.status("training (features, L2 search, temperature) …"):
+            own = train_own(examples, out, overwrite=overwrite, sha256=sha, data_path=data_path)
+        _print_own(own)
+        console.print(f"wrote {out}")
+        return
     from taiwa.annotators.da_encoder import require_hf
-    from taiwa.annotators.da_encoder_train import read_training_data, train_encoder
+    from taiwa.annotators.da_encoder_train import train_encoder
 
     require_hf()
-    examples, sha = read_training_data(data)
     with _train_progress() as bar:
         meta = train_encoder(
             examples,
@@ -128,10 +159,27 @@ def train_command(
             progress=_advance(bar),
             overwrite=overwrite,
             sha256=sha,
-            data_path="bundled labelled set" if data is None else str(data),
+            data_path=data_path,
         )
     _print_training(meta)
     console.print(f"wrote {out}")
+
+
+def _print_own(meta: dict[str, Any]) -> None:
+    info, cal = meta["training"], meta["calibration"]
+    t = Table(title="L2 strength by validation cross-entropy", title_justify="left")
+    for col in ("L2", "validation cross-entropy", ""):
+        t.add_column(col, justify="right")
+    for l2, ce in info["validation_cross_entropy"].items():
+        t.add_row(l2, f"{ce:.4f}", "← chosen" if float(l2) == info["l2"] else "")
+    console.print(t)
+    console.print(
+        f"trained on {info['n_train']} examples, validated on {info['n_validation']}, refitted "
+        f"on all {info['n_fit']}; temperature {cal['temperature']:.3f} (expected calibration "
+        f"error on validation {cal['ece_before']:.3f} → {cal['ece_after']:.3f})"
+    )
+    if meta["acts_without_examples"]:
+        console.print(f"no examples of: {', '.join(meta['acts_without_examples'])}")
 
 
 def _train_progress() -> Progress:

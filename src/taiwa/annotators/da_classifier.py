@@ -7,27 +7,28 @@ tags chit-chat replies with ``chitchat11``; a method hands other taxonomies and 
 Features (:mod:`.da_classifier_features`): hashed character 1–3-grams of the reply (TF-IDF),
 of the previous utterance (its own hash space), the reply's mean ja-ginza word vector, and
 reply/context overlap features that make echoes (``builtin:parrot``) come out as
-うなずき・おうむ返し. Model: multinomial logistic regression with L2, fitted with L-BFGS-B
-(:mod:`.da_classifier_train`; no scikit-learn).
+うなずき・おうむ返し; the shipped chitchat11 model adds the casual-chat normalisation, morpheme
+keys and shape flags of issue 26. Model: multinomial logistic regression with L2, fitted with
+L-BFGS-B (:mod:`.da_classifier_train`; no scikit-learn).
 
-Recipe (:func:`train`), seeded and deterministic, on the bundled labelled set
-(``data/samples/da_distribution/labelled.jsonl``):
+Recipe (:func:`fit`), seeded and deterministic:
 
-1. a stratified held-out split (20 %, seed :data:`SEED`), never trained on;
-2. the rest split train/validation 4:1 (stratified, seeded), every class of the training part
-   upsampled to the size of the largest (seed 002 §5.2); the L2 strength is the one of
-   :data:`L2_GRID` with the lowest validation cross-entropy (the seed keeps the epoch with the
-   lowest validation cross-entropy; here the regularisation is what is picked);
-3. the shipped model: idf and weights refitted on train + validation (upsampled) at that
-   strength; evaluated on the held-out split beside a majority-class baseline and a
-   char-n-gram-only logistic regression trained by the same recipe.
+1. the examples split train/validation 4:1 (stratified, seeded), every class of the training
+   part upsampled to the size of the largest (seed 002 §5.2); with casual-chat features each
+   punctuated reply also gets an unpunctuated copy (:func:`augmented`); the L2 strength is the
+   one of :data:`L2_GRID` with the lowest validation cross-entropy (the seed keeps the epoch
+   with the lowest validation cross-entropy; here the regularisation is what is picked), and
+   the temperature that calibrates the probabilities is fitted on the same validation fold
+   (:mod:`.da_calibration`);
+2. the model: idf and weights refitted on train + validation (upsampled) at that strength.
 
-The model ships as package data without pickle: ``data/models/da_chitchat11.npz`` (weight rows
-that are not zero, biases, idf vectors; read with ``allow_pickle=False``) and a JSON sidecar
-(taxonomy, acts, feature settings, training-data SHA-256, L2 strength, held-out metrics,
-version). Rebuild it with ``python -m taiwa.annotators.da_classifier --train`` (1–2 minutes:
-the L2 search is most of it); ``--check`` retrains in memory and compares with the shipped files;
-``--evaluate`` prints the held-out table.
+The shipped default's data, held-out splits and baselines are in :mod:`.da_classifier_recipe`
+(``python -m taiwa.annotators.da_classifier_recipe --train`` rebuilds it, ``--check``
+retrains in memory and compares with the shipped files, ``--evaluate`` prints the held-out
+tables). It ships as package data without pickle: ``data/models/da_chitchat11.npz`` (weight
+rows that are not zero, biases, idf vectors; read with ``allow_pickle=False``) and a JSON
+sidecar (taxonomy, acts, feature settings, training-data SHA-256s, L2 strength, temperature,
+held-out metrics, version).
 
 Heavy imports (numpy, scipy, fugashi, the vectors) happen inside functions: importing this
 module costs nothing at ``import taiwa.cli`` time.
@@ -35,10 +36,8 @@ module costs nothing at ``import taiwa.cli`` time.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -47,7 +46,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from taiwa.annotators.da_classifier_report import differences as differences
-from taiwa.annotators.da_classifier_report import format_report
 
 if TYPE_CHECKING:
     import numpy as np
@@ -55,8 +53,12 @@ if TYPE_CHECKING:
     from taiwa.annotators.da_classifier_features import FeatureSettings, Featurizer
     from taiwa.annotators.da_classifier_train import Softmax, SoftmaxObjective
 
-VERSION = 1
+VERSION = 2
 """Format and recipe version of the shipped model (bump when either changes)."""
+
+COMPATIBLE = (1, 2)
+"""Versions :meth:`DAClassifier.load` reads (1: before the casual-chat features and the
+temperature; its settings load with those switched off)."""
 
 TAXONOMY = "chitchat11"
 SEED = 12
@@ -79,6 +81,7 @@ class Example:
     act: str
     index: int = 0
     count: int = 0
+    weight: float = 1.0
 
     @property
     def position(self) -> tuple[int, int]:
@@ -130,7 +133,15 @@ class DAClassifier:
         positions: Sequence[tuple[int, int]] | None = None,
     ) -> np.ndarray:
         """``len(replies) × len(acts)`` probabilities."""
-        return self.model.proba(self.featurizer.transform(contexts, replies, positions))
+        from taiwa.annotators.da_calibration import softmax
+
+        x = self.featurizer.transform(contexts, replies, positions)
+        return softmax(self.model.scores(x), self.temperature)
+
+    @property
+    def temperature(self) -> float:
+        """The calibration temperature fitted on the validation fold (1: none)."""
+        return float(self.meta.get("calibration", {}).get("temperature", 1.0))
 
     def tag_many(
         self,
@@ -188,7 +199,7 @@ class DAClassifier:
         if npz is None:
             npz = shipped_paths()[0]
         meta = json.loads(npz.with_suffix(".json").read_text("utf-8"))
-        if meta.get("version") != VERSION:
+        if meta.get("version") not in COMPATIBLE:
             from taiwa.errors import TaiwaError
 
             raise TaiwaError(
@@ -230,53 +241,79 @@ def fit(
     settings: FeatureSettings,
     l2_grid: Sequence[float] = L2_GRID,
     l2: float | None = None,
+    balance: bool = True,
 ) -> tuple[DAClassifier, dict[str, Any]]:
     """Seed 002 §5.2's recipe on ``examples``: pick the L2 strength on a 4:1 stratified
     train/validation split (training part upsampled) by validation cross-entropy, unless
-    ``l2`` is given, then refit on all ``examples`` (upsampled) at that strength."""
+    ``l2`` is given, then refit on all ``examples`` (upsampled) at that strength. With the
+    validation split, the temperature (:mod:`.da_calibration`) is fitted on it too, from the
+    model trained at the chosen strength on the training part (``meta["calibration"]``)."""
     import numpy as np
 
-    from taiwa.annotators.da_classifier_features import Featurizer
+    from taiwa.annotators.da_calibration import calibration_report, fit_temperature
     from taiwa.annotators.da_classifier_train import (
-        copy_counts,
         cross_entropy,
-        fit_softmax,
         minimize_objective,
         stratified_split,
-        upsample,
     )
 
     index = {a: k for k, a in enumerate(acts)}
     info: dict[str, Any] = {}
+    meta: dict[str, Any] = {}
     if l2 is None:
         tr, va = stratified_split([e.act for e in examples], VALIDATION, SEED + 1)
         train = [examples[i] for i in tr]
         val = [examples[i] for i in va]
-        feat = Featurizer.fit(settings, [e.context for e in train], [e.reply for e in train])
-        counts = copy_counts(len(train), upsample([e.act for e in train], SEED + 2))
-        x_tr = design(feat, train)
-        y_tr = np.array([index[e.act] for e in train])
+        feat, objective = training_problem(train, acts, settings, l2_grid[0], SEED + 2, balance)
         x_va = design(feat, val)
         y_va = np.array([index[e.act] for e in val])
         scores: dict[str, float] = {}
+        val_scores: dict[str, Any] = {}
         for value in l2_grid:
-            m, _ = fit_softmax(x_tr, y_tr, len(acts), value, counts)
+            objective.l2 = value
+            m, _ = minimize_objective(objective)
+            val_scores[repr(value)] = m.scores(x_va)
             scores[repr(value)] = cross_entropy(m.proba(x_va), y_va)
         l2 = min(l2_grid, key=lambda v: scores[repr(v)])
         info["validation_cross_entropy"] = scores
         info["n_train"], info["n_validation"] = len(train), len(val)
-    feat, objective = final_problem(examples, acts, settings, l2)
+        chosen = val_scores[repr(l2)]
+        meta["calibration"] = calibration_report(chosen, y_va, fit_temperature(chosen, y_va))
+    feat, objective = final_problem(examples, acts, settings, l2, balance)
     model, report = minimize_objective(objective)
     upsampled = round(objective.total_weight)
     info.update(l2=l2, n_fit=len(examples), n_fit_upsampled=upsampled, optimizer=report)
-    return DAClassifier(tuple(acts), feat, model), info
+    info["balanced"] = balance
+    return DAClassifier(tuple(acts), feat, model, meta), info
 
 
-def final_problem(
-    examples: Sequence[Example], acts: Sequence[str], settings: FeatureSettings, l2: float
+def augmented(examples: Sequence[Example], settings: FeatureSettings) -> list[Example]:
+    """``examples`` and, with casual-chat features, an unpunctuated copy of each reply that
+    has punctuation (issue 26: chat often leaves ？ and 。 out; the copy keeps the act)."""
+    from dataclasses import replace
+
+    from taiwa.annotators.chat_text import strip_punctuation
+
+    out = list(examples)
+    if settings.casual:
+        for e in examples:
+            bare = strip_punctuation(e.reply)
+            if bare and bare != e.reply:
+                out.append(replace(e, id=f"{e.id}#bare", reply=bare))
+    return out
+
+
+def training_problem(
+    examples: Sequence[Example],
+    acts: Sequence[str],
+    settings: FeatureSettings,
+    l2: float,
+    seed: int,
+    balance: bool = True,
 ) -> tuple[Featurizer, SoftmaxObjective]:
-    """The featurizer fitted on ``examples`` and the objective the shipped weights minimise
-    (``examples`` upsampled, as copy counts, at strength ``l2``)."""
+    """The featurizer fitted on ``examples`` and the objective on them (:func:`augmented`,
+    then, with ``balance``, upsampled with ``seed``, as copy counts, at strength ``l2``;
+    without, every act at its own frequency)."""
     import numpy as np
 
     from taiwa.annotators.da_classifier_features import Featurizer
@@ -284,117 +321,31 @@ def final_problem(
 
     index = {a: k for k, a in enumerate(acts)}
     feat = Featurizer.fit(settings, [e.context for e in examples], [e.reply for e in examples])
-    counts = copy_counts(len(examples), upsample([e.act for e in examples], SEED + 3))
-    x = design(feat, examples)
-    y = np.array([index[e.act] for e in examples])
+    rows = augmented(examples, settings)
+    counts = (
+        copy_counts(len(rows), upsample([e.act for e in rows], seed))
+        if balance
+        else np.ones(len(rows))
+    )
+    counts *= np.array([e.weight for e in rows])
+    x = design(feat, rows)
+    y = np.array([index[e.act] for e in rows])
     return feat, SoftmaxObjective(x, y, len(acts), l2, counts)
+
+
+def final_problem(
+    examples: Sequence[Example],
+    acts: Sequence[str],
+    settings: FeatureSettings,
+    l2: float,
+    balance: bool = True,
+) -> tuple[Featurizer, SoftmaxObjective]:
+    """The featurizer fitted on ``examples`` and the objective the shipped weights minimise
+    (:func:`training_problem` on all of them)."""
+    return training_problem(examples, acts, settings, l2, SEED + 3, balance)
 
 
 def taxonomy_acts() -> list[str]:
     from taiwa.taxonomies import load_taxonomy
 
     return [a.name for a in load_taxonomy(TAXONOMY).acts]
-
-
-def majority_baseline(
-    dev: Sequence[Example], test: Sequence[Example], acts: Sequence[str] | None = None
-) -> list[str]:
-    """The development split's most frequent act (ties: taxonomy order) for every item."""
-    acts = taxonomy_acts() if acts is None else acts
-    counts = {a: sum(e.act == a for e in dev) for a in acts}
-    top = max(acts, key=lambda a: counts[a])
-    return [top] * len(test)
-
-
-def evaluate(
-    classifier: DAClassifier,
-    dev: Sequence[Example],
-    test: Sequence[Example],
-    ngram_l2: float | None = None,
-) -> dict[str, Any]:
-    """Held-out reports of ``classifier`` and of both baselines. The char-n-gram baseline is
-    trained here on ``dev`` by the same recipe (its L2 strength picked on validation unless
-    ``ngram_l2`` is given; the pick is recorded as ``char_ngram.l2``)."""
-    from taiwa.annotators.da_classifier_train import class_report
-
-    acts = list(classifier.acts)
-    gold = [e.act for e in test]
-    contexts, replies = [e.context for e in test], [e.reply for e in test]
-    positions = [e.position for e in test]
-    ngram, ngram_info = fit(dev, acts, char_ngram_settings(), l2=ngram_l2)
-    return {
-        "default": class_report(gold, classifier.tag_many(contexts, replies, positions), acts),
-        "majority": class_report(gold, majority_baseline(dev, test, acts), acts),
-        "char_ngram": {
-            **class_report(gold, ngram.tag_many(contexts, replies), acts),
-            "l2": ngram_info["l2"],
-        },
-    }
-
-
-def train(
-    out_dir: Path | None = None, data: Path | None = None, l2: float | None = None
-) -> tuple[DAClassifier, dict[str, Any]]:
-    """Rebuild the default model from the labelled set (deterministic) and, with ``out_dir``,
-    write it there. Returns the classifier and its held-out evaluation."""
-    from taiwa.annotators.da_classifier_features import FeatureSettings
-
-    examples, sha = load_examples(data)
-    acts = taxonomy_acts()
-    unknown = sorted({e.act for e in examples} - set(acts))
-    if unknown:
-        raise ValueError(f"acts not in {TAXONOMY}: {', '.join(unknown)}")
-    dev, test = held_out_split(examples)
-    classifier, info = fit(dev, acts, FeatureSettings(), l2=l2)
-    metrics = evaluate(classifier, dev, test)
-    classifier.meta = {
-        "training_data": {
-            "path": DATA_PATH if data is None else str(data),
-            "sha256": sha,
-            "n": len(examples),
-        },
-        "split": {
-            "seed": SEED,
-            "held_out": HELD_OUT,
-            "validation": VALIDATION,
-            "n_development": len(dev),
-            "n_held_out": len(test),
-        },
-        "training": info,
-        "held_out_metrics": metrics,
-    }
-    if out_dir is not None:
-        classifier.save(out_dir)
-    return classifier, metrics
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m taiwa.annotators.da_classifier")
-    group = parser.add_mutually_exclusive_group(required=True)
-    group.add_argument("--train", action="store_true", help="rebuild the shipped model files")
-    group.add_argument("--evaluate", action="store_true", help="print the shipped metrics")
-    group.add_argument(
-        "--check", action="store_true", help="retrain in memory and compare with the shipped model"
-    )
-    parser.add_argument("--out", type=Path, default=None, help="directory (default: package)")
-    args = parser.parse_args(argv)
-    if args.train:
-        out = args.out or shipped_paths()[0].parent
-        classifier, metrics = train(out)
-        print(f"wrote {out / MODEL_NAME}.npz and .json")
-    elif args.check:
-        shipped = DAClassifier.load()
-        classifier, metrics = train()
-        diff = differences(classifier, shipped)
-        print("reproduces the shipped model" if not diff else "differs: " + "; ".join(diff))
-        if diff:
-            return 1
-    else:
-        classifier = DAClassifier.load(None if args.out is None else args.out / f"{MODEL_NAME}.npz")
-        metrics = classifier.meta["held_out_metrics"]
-    print(format_report(metrics, classifier.acts))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

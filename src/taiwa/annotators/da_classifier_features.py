@@ -22,6 +22,14 @@ Blocks of one feature row (see :class:`FeatureSettings` for the sizes):
    and of the context (:mod:`.da_sentence_endings`), hashed into ``2**ending_bits`` columns
    scaled by ``ending_scale``: 〜ますか？, 〜ますか。 and an unpunctuated 〜ますか share their
    ending.
+7. optional (``word_bits``, issue 26): the reply's morpheme keys (bag, last, last two, first;
+   :mod:`.da_morph_features`) hashed into ``2**word_bits`` columns, binary, L2-normalised,
+   scaled by ``word_scale``;
+8. optional (``casual``, issue 26): the n-grams of blocks 1–2 and the morphemes are read from
+   the casual core (:func:`~taiwa.annotators.chat_text.casual_form`: laughter, lengthening,
+   fillers and punctuation normalised away), and the shape flags it returns (question,
+   exclamation, period, ellipsis, laughter, filler, lengthening) plus ``opening`` (no previous
+   utterance) are a block of their own.
 
 The hash is CRC-32 of the UTF-8 n-gram (not Python's ``hash``, which changes between
 processes), so the same text gives the same columns everywhere. The idf vectors are fitted
@@ -35,11 +43,12 @@ import re
 import zlib
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from functools import cache
 from typing import Any
 
 import numpy as np
 
+from taiwa.annotators.chat_text import SHAPE_NAMES, casual_form
+from taiwa.annotators.da_morph_features import analysed, vectors_of, word_columns
 from taiwa.annotators.da_sentence_endings import ending_columns
 from taiwa.text.normalize import nfkc
 
@@ -82,6 +91,9 @@ class FeatureSettings:
     use_endings: bool = False
     ending_bits: int = 10
     ending_scale: float = 1.0
+    casual: bool = False
+    word_bits: int = 0
+    word_scale: float = 1.0
 
     @property
     def n_reply(self) -> int:
@@ -92,10 +104,26 @@ class FeatureSettings:
         return 1 << self.context_bits
 
     @property
-    def n_features(self) -> int:
+    def n_words(self) -> int:
+        return 1 << self.word_bits if self.word_bits else 0
+
+    @property
+    def n_shape(self) -> int:
+        return len(SHAPE_NAMES) + 1 if self.casual else 0
+
+    @property
+    def off_words(self) -> int:
         n = self.n_reply + self.n_context + self.vector_dim + len(EXTRA_NAMES)
         n += len(POSITION_NAMES) if self.use_position else 0
         return n + ((1 << self.ending_bits) if self.use_endings else 0)
+
+    @property
+    def n_features(self) -> int:
+        return self.off_words + self.n_words + self.n_shape
+
+    def ngram_text(self, text: str) -> str:
+        """The text the character n-grams are read from (the casual core, or the text)."""
+        return casual_form(text)[0] if self.casual else text
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -173,65 +201,6 @@ def extra_features(context: str, reply: str) -> list[float]:
     ]
 
 
-class _RowOf:
-    """Token → its ja-ginza vector row (or ``None``); one instance, so the tokenizer's
-    per-function result cache is reused across calls."""
-
-    def __init__(self) -> None:
-        from taiwa.resources.vectors import GinzaVectors
-
-        self.vectors = GinzaVectors()
-
-    def __call__(self, token: Any) -> int | None:
-        from taiwa.resources.association import Word
-
-        row = self.vectors.row(Word(token.lemma, token.norm))
-        return row if row >= 0 else None
-
-
-@cache
-def _row_of() -> _RowOf:
-    return _RowOf()
-
-
-_WORD_POS = frozenset(
-    {
-        "名詞",
-        "代名詞",
-        "動詞",
-        "形容詞",
-        "形状詞",
-        "副詞",
-        "連体詞",
-        "接続詞",
-        "感動詞",
-        "助詞",
-        "助動詞",
-        "接頭辞",
-        "接尾辞",
-    }
-)
-"""UniDic first parts of speech whose words count for the mean vector (not punctuation)."""
-
-
-def mean_vectors(texts: Sequence[str]) -> np.ndarray:
-    """``len(texts) × 300`` float64: each text's mean ja-ginza word vector, L2-normalised
-    (zeros when none of its words has a vector)."""
-    from taiwa.text.tokenizer import default_tokenizer
-
-    row_of = _row_of()
-    unit = row_of.vectors.unit_vectors
-    rows = default_tokenizer().map_many(texts, _WORD_POS, row_of)
-    out = np.zeros((len(texts), unit.shape[1]), dtype=np.float64)
-    for i, r in enumerate(rows):
-        if r:
-            v = unit[r].astype(np.float64).sum(axis=0)
-            norm = float(np.sqrt(v @ v))
-            if norm > 0:
-                out[i] = v / norm
-    return out
-
-
 class Featurizer:
     """Turns (context, reply) pairs into a CSR matrix with the fitted idf vectors."""
 
@@ -250,10 +219,12 @@ class Featurizer:
     ) -> Featurizer:
         s = settings
         idf_r = fit_idf(
-            [hashed_counts(t, s.reply_bits, s.ngram_max) for t in replies], s.n_reply, s.min_df
+            [hashed_counts(s.ngram_text(t), s.reply_bits, s.ngram_max) for t in replies],
+            s.n_reply,
+            s.min_df,
         )
         idf_c = fit_idf(
-            [hashed_counts(t, s.context_bits, s.ngram_max) for t in contexts],
+            [hashed_counts(s.ngram_text(t), s.context_bits, s.ngram_max) for t in contexts],
             s.n_context,
             s.min_df,
         )
@@ -283,46 +254,57 @@ class Featurizer:
         off_c = s.n_reply
         off_x = s.n_reply + s.n_context + s.vector_dim
         idf_r, idf_c = self._idf_reply, self._idf_context
+        texts = [s.ngram_text(r) for r in replies]
+        words = analysed(texts) if n and (s.use_vectors or s.word_bits) else []
         for k, (ctx, rep) in enumerate(zip(contexts, replies, strict=True)):
-            _add_tfidf(indices, data, hashed_counts(rep, s.reply_bits, s.ngram_max), idf_r, 0, 1.0)
+            counts = hashed_counts(texts[k], s.reply_bits, s.ngram_max)
+            _add_tfidf(indices, data, counts, idf_r, 0, 1.0)
             if s.use_context:
-                counts = hashed_counts(ctx, s.context_bits, s.ngram_max)
+                counts = hashed_counts(s.ngram_text(ctx), s.context_bits, s.ngram_max)
                 _add_tfidf(indices, data, counts, idf_c, off_c, s.context_scale)
             if s.use_extras:
-                for j, v in enumerate(extra_features(ctx, rep)):
-                    if v:
-                        indices.append(off_x + j)
-                        data.append(v)
+                _add_values(indices, data, off_x, extra_features(ctx, rep))
             if s.use_position and positions is not None:
-                for j, v in enumerate(position_features(*positions[k])):
-                    if v:
-                        indices.append(off_p + j)
-                        data.append(v)
+                _add_values(indices, data, off_p, position_features(*positions[k]))
             if s.use_endings:
                 for col, v in sorted(
                     ending_columns(rep, ctx, s.ending_bits, s.ending_scale).items()
                 ):
                     indices.append(off_e + col)
                     data.append(v)
+            if s.word_bits:
+                cols = word_columns(words[k], s.word_bits)
+                indices.extend(s.off_words + c for c in cols)
+                data.extend([s.word_scale / math.sqrt(len(cols))] * len(cols))
+            if s.casual:
+                shape = [*casual_form(rep)[1], float(not ctx.strip())]
+                _add_values(indices, data, s.off_words + s.n_words, shape)
             indptr.append(len(indices))
         x = sp.csr_matrix(
             (np.array(data, dtype=np.float64), np.array(indices, dtype=np.int64), indptr),
             shape=(n, s.n_features),
         )
         if s.use_vectors and n:
-            dense = mean_vectors(replies) * s.vector_scale
+            dense = vectors_of(words) * s.vector_scale
             off_v = s.n_reply + s.n_context
-            cols = np.arange(off_v, off_v + s.vector_dim)
+            vcols = np.arange(off_v, off_v + s.vector_dim)
             vec = sp.csr_matrix(
                 (
                     dense.ravel(),
-                    np.tile(cols, n),
+                    np.tile(vcols, n),
                     np.arange(0, (n + 1) * s.vector_dim, s.vector_dim),
                 ),
                 shape=(n, s.n_features),
             )
             x = (x + vec).tocsr()
         return x
+
+
+def _add_values(indices: list[int], data: list[float], offset: int, values: list[float]) -> None:
+    for j, v in enumerate(values):
+        if v:
+            indices.append(offset + j)
+            data.append(v)
 
 
 def _add_tfidf(

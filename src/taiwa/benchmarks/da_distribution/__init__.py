@@ -256,13 +256,26 @@ def _tagger_provenance(spec: str) -> dict[str, Any]:
         from taiwa.annotators.da_classifier import shipped_paths
 
         meta = json.loads(shipped_paths()[1].read_text("utf-8"))
+        held_out = meta["held_out_metrics"]
         return {
             "spec": spec,
             "kind": "embedded classifier",
-            "held_out_macro_f1": meta["held_out_metrics"]["default"]["macro_f1"],
+            "held_out_macro_f1": {
+                name: block["default"]["macro_f1"]
+                for name, block in held_out.items()
+                if isinstance(block, dict)
+            },
             "training_data": meta["training_data"],
         }
     meta = json.loads((Path(spec) / "taiwa_da.json").read_text("utf-8"))
+    from taiwa.annotators.da_classifier_own import FORMAT
+
+    if meta.get("format") == FORMAT:
+        return {
+            "spec": spec,
+            "kind": "classifier (taiwa da train)",
+            "training_data": meta["training_data"],
+        }
     return {
         "spec": spec,
         "kind": "encoder (taiwa da train)",

@@ -4,7 +4,9 @@ Seed 002 labels acts by crowd votes (§3.3, §5.1) or by a classifier (§5.2); t
 role names which:
 
 - ``default``: the embedded classifier (:mod:`taiwa.annotators.da_classifier`, ``chitchat11``);
-- ``PATH``: an encoder fine-tuned by ``taiwa da train`` (:mod:`taiwa.annotators.da_encoder`);
+- ``PATH``: a ``taiwa da train`` output: the default recipe on the user's data
+  (:mod:`taiwa.annotators.da_classifier_own`) or an encoder fine-tuned with ``--base``
+  (:mod:`taiwa.annotators.da_encoder`);
 - ``SPEC``: a chat model (:mod:`.llm_tagging`: the seed's act definitions and a few examples,
   ``{"act": ...}`` answers, repairs counted);
 - ``votes:FILE``: crowd votes on the replies (:mod:`.votes`, aggregated by the §3.3 rule), the
@@ -108,9 +110,14 @@ def load_classifier(checked: Path | None, taxonomy: Taxonomy) -> Classifier:
 
         classifier: Classifier = default_classifier()
     else:
-        from taiwa.annotators.da_encoder import EncoderTagger
+        from taiwa.annotators.da_classifier_own import is_own, load_own
 
-        classifier = EncoderTagger.load(checked)
+        if is_own(checked):
+            classifier = load_own(checked)
+        else:
+            from taiwa.annotators.da_encoder import EncoderTagger
+
+            classifier = EncoderTagger.load(checked)
     unknown = [a for a in classifier.acts if taxonomy.canonical(a) is None]
     if unknown:
         raise TaiwaError(

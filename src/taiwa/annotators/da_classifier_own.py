@@ -1,0 +1,95 @@
+"""A user's own chitchat11 classifier: the default classifier's recipe (seed 002 §5.2, issue 26)
+on their labelled utterances, written as a directory that ``--tagger PATH`` takes.
+
+``taiwa da train --data FILE --out DIR`` without ``--base`` lands here: the same features as the
+shipped model (:func:`~taiwa.annotators.da_classifier_recipe.default_settings`), L2 strength
+and temperature picked on a seeded 4:1 validation split of ``FILE``, then refitted on all of
+it. Nothing of ``FILE`` is held out beyond that split: measure the result with
+``taiwa validate tagger --tagger DIR --data HELD_OUT`` on utterances it never saw.
+
+``DIR`` holds ``da_chitchat11.npz`` + ``.json`` (the classifier, no pickle) and
+``taiwa_da.json`` (format :data:`FORMAT`: what ``--tagger`` checks, the training data's
+SHA-256 and the validation figures). Written to a temporary sibling, then renamed.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from taiwa.annotators.da_classifier import MODEL_NAME, DAClassifier, Example
+from taiwa.errors import TaiwaError
+
+FORMAT = "taiwa-da-classifier"
+VERSION = 1
+META_FILE = "taiwa_da.json"
+
+
+def is_own(path: Path) -> bool:
+    """Whether ``path`` holds a classifier this module wrote (by its ``taiwa_da.json``)."""
+    try:
+        meta = json.loads((Path(path) / META_FILE).read_text("utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return False
+    return isinstance(meta, dict) and meta.get("format") == FORMAT
+
+
+def train_own(
+    examples: Sequence[Example],
+    out: Path,
+    *,
+    overwrite: bool = False,
+    sha256: str,
+    data_path: str,
+) -> dict[str, Any]:
+    """Fit the default recipe on ``examples`` and write ``out``; returns ``taiwa_da.json``'s
+    content."""
+    from taiwa.annotators.da_classifier import fit, taxonomy_acts
+    from taiwa.annotators.da_classifier_recipe import BALANCE, L2_GRID, default_settings
+    from taiwa.annotators.da_encoder_train import (
+        check_examples,
+        check_out,
+        current_umask,
+        replace_dir,
+    )
+
+    acts = taxonomy_acts()
+    check_examples(examples, acts)
+    missing = [a for a in acts if not any(e.act == a for e in examples)]
+    if len(examples) < 20 or len({e.act for e in examples}) < 2:
+        raise TaiwaError(f"{data_path}: too few examples to train on (need 20 and two acts)")
+    check_out(out, overwrite)
+    classifier, info = fit(examples, acts, default_settings(), L2_GRID, balance=BALANCE)
+    meta = {
+        "format": FORMAT,
+        "version": VERSION,
+        "acts": acts,
+        "training_data": {"path": data_path, "sha256": sha256, "n": len(examples)},
+        "acts_without_examples": missing,
+        "training": info,
+        "calibration": classifier.meta.get("calibration", {}),
+    }
+    classifier.meta.update({"training_data": meta["training_data"], "training": info})
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent))
+    try:
+        classifier.save(tmp)
+        text = json.dumps(meta, ensure_ascii=False, indent=1) + "\n"
+        (tmp / META_FILE).write_text(text, "utf-8")
+        tmp.chmod(0o777 & ~current_umask())
+        replace_dir(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return meta
+
+
+def load_own(path: Path) -> DAClassifier:
+    """The classifier in ``path`` (named ``classifier:DIR``)."""
+    classifier = DAClassifier.load(Path(path) / f"{MODEL_NAME}.npz")
+    classifier.name = f"classifier:{Path(path).name}"
+    return classifier
