@@ -271,7 +271,12 @@ BAD_VALUES: list[tuple[str, Command, str, tuple[str, ...]]] = [
     ("run chitchat", run_cc, "--data", (str(CHITCHAT_CORPUS), str(PROMPTS), "/")),
     ("run", run_prompts, "--models", ("", ",", "bogus,builtin:parrot", "builtin:parrot,,x")),
     ("run", run_prompts, "--models", ("builtin:parrot," + LONG_SPEC, "builtin:parrot")),
-    ("run da-distribution", run_dd3, "--tagger", ("bogus", "openai:x", "human", "", LONG_SPEC)),
+    (
+        "run da-distribution",
+        run_dd3,
+        "--tagger",
+        ("bogus", "gguf:/nonexistent.gguf", "human", "", LONG_SPEC),
+    ),
     ("run da-distribution", run_dd3, "--tagger", ("votes:", "votes:/nonexistent.jsonl", "/")),
     ("run da-distribution", run_dd3, "--tagger", (str(PROMPTS), "votes:" + LONG_NAME)),
     ("da train", da_train, "--base", ("/nonexistent", "/", LONG_NAME, str(PROMPTS))),

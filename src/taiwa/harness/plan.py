@@ -57,7 +57,10 @@ def _resolve_roles(method: Method[Any], given: Mapping[str, str]) -> dict[str, s
         if role.is_model(spec):
             if not role.models:
                 raise TaiwaError(f"--role {name}={shown(spec)} is not a {name} here: {role.help}")
-            ModelSpec.parse(spec)
+            try:
+                ModelSpec.parse(spec)
+            except TaiwaError as e:  # name the role the user typed, not only the SPEC
+                raise TaiwaError(f"--role {name}={shown(spec)}: {e}") from None
         out[name] = spec
     return out
 

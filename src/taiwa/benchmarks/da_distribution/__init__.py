@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from taiwa.errors import TaiwaError
 from taiwa.harness.method import HUMAN, Results, Role, Setup, Summary
 from taiwa.harness.options import comma_list
 
@@ -172,7 +173,10 @@ class DADistributionMethod:
         if o.tagger_validation is not None:
             spec = setup.roles["tagger"]
             model = isinstance(checked, ModelTagger)
-            check_validation_file(Path(o.tagger_validation), spec, classifier=not model)
+            try:
+                check_validation_file(Path(o.tagger_validation), spec, classifier=not model)
+            except TaiwaError as e:  # name the option the user typed
+                raise TaiwaError(f"-o tagger_validation: {e}") from None
         kw = {
             "prev_from_labels": o.prev_acts == "labels",
             "human_from_labels": o.human_acts == "labels",

@@ -59,14 +59,34 @@ class Validation:
 
 
 def _report(path: Path) -> Mapping[str, Any] | None:
-    """The ``taiwa validate tagger --json`` report in ``path``, or ``None`` if it is not one."""
+    """The ``taiwa validate tagger --json`` report in ``path``, or ``None`` if it is not one.
+    A report holds one block per gold set (``sets``: name → ``labels``); an older report held
+    one ``labels`` block: both are read, as a mapping set name → labels block."""
     try:
         data = json.loads(path.read_text("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError):
         return None
-    if isinstance(data, dict) and "labels" in data and "tagger" in data:
-        return data
+    if not (isinstance(data, dict) and "tagger" in data):
+        return None
+    if isinstance(data.get("sets"), dict):
+        sets = {
+            k: v.get("labels") if isinstance(v, dict) else None for k, v in data["sets"].items()
+        }
+        return {**data, "sets": sets}
+    if "labels" in data:
+        return {**data, "sets": {"": data["labels"]}}
     return None
+
+
+def _confusions(report: Mapping[str, Any]) -> list[Mapping[str, Any]] | None:
+    """The tagger's confusion table of every gold set of a report (``None``: one is missing)."""
+    out = []
+    for labels in report["sets"].values():
+        block = labels.get(report["tagger"]) if isinstance(labels, dict) else None
+        if not isinstance(block, dict) or not isinstance(block.get("confusion"), dict):
+            return None
+        out.append(block["confusion"])
+    return out or None
 
 
 def check_validation_file(path: Path, spec: str, classifier: bool) -> None:
@@ -82,10 +102,13 @@ def check_validation_file(path: Path, spec: str, classifier: bool) -> None:
         if not classifier:
             raise TaiwaError(_NEEDS_REPORT.format(spec=spec, path=path))
         return
-    block = report["labels"].get(report["tagger"]) if isinstance(report["labels"], dict) else None
-    if not isinstance(block, dict) or not isinstance(block.get("confusion"), dict):
+    if _confusions(report) is None:
         raise InputError(
-            str(path), None, f"labels.{report['tagger']}.confusion", "a confusion table", "none"
+            str(path),
+            None,
+            f"sets.*.labels.{report['tagger']}.confusion",
+            "a confusion table",
+            "none",
         )
 
 
@@ -106,10 +129,13 @@ def load_validation(
         path = Path(option)
         report = _report(path)
         if report is not None:
-            table = report["labels"][report["tagger"]]["confusion"]
+            tables = _confusions(report) or []
             files = ", ".join(report.get("files", [])) or "?"
             name = f"{path} (taiwa validate tagger {report['tagger']} on {files})"
-            return Validation(name, confusion_from_table(table, labels))
+            counts = confusion_from_table(tables[0], labels)
+            for table in tables[1:]:  # one report, several gold sets: their counts added
+                counts = counts + confusion_from_table(table, labels)
+            return Validation(name, counts)
         if tag_many is None:
             raise TaiwaError(_NEEDS_REPORT.format(spec=spec, path=option))
         examples = checked_examples(path)
