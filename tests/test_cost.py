@@ -82,6 +82,19 @@ def test_tokens_are_summed_and_cached_replies_are_free(tmp_path: Path) -> None:
     assert written["calls"] == again.summary["calls"]
 
 
+def test_the_report_shows_the_tokens_and_the_cost(tmp_path: Path) -> None:
+    from taiwa.benchmarks import all_methods
+    from taiwa.report.page import write_report
+
+    with serve(StubState()) as url:
+        cfg = _cfg(tmp_path, url, 3, prices={"stub": (1000.0, 1000.0)})
+        res = run(cfg, get_method("prompts"), show_progress=False)
+    [c] = res.summary["calls"]
+    html = write_report([tmp_path / "run"], methods=all_methods()).read_text("utf-8")
+    assert "tokens per role" in html and "model calls per role" in html
+    assert f"{c['tokens_in']:,}" in html and f"{c['cost_usd']:.4f}" in html
+
+
 def test_a_reply_without_usage_is_unknown_not_zero(tmp_path: Path) -> None:
     state = StubState(usage=False, replies=["はい"], faults=[])
     with serve(state) as url:
@@ -177,7 +190,7 @@ def test_prices_parse_and_match_by_spec_or_model_name(tmp_path: Path) -> None:
     assert read_prices(yaml_file) == {"gpt-4o": (2.5, 10.0), "mini": (0.15, 0.6)}
     bad_file = tmp_path / "bad.json"
     bad_file.write_text('{"gpt-4o": {"in": 2.5}}', encoding="utf-8")
-    with pytest.raises(TaiwaError, match="bad.json: gpt-4o"):
+    with pytest.raises(TaiwaError, match=r"bad\.json: gpt-4o"):
         read_prices(bad_file)
     entry: dict[str, Any] = {"tokens_in": None, "tokens_out": None, "usage_unknown": 0}
     add_cost(entry, (1.0, 1.0))  # a model that counts no tokens costs nothing known
