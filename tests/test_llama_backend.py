@@ -54,6 +54,10 @@ def test_japanese_replies(demo_model) -> None:  # type: ignore[no-untyped-def]
     for res in out:
         assert res.ok, res.error
         assert len(JAPANESE.findall(res.text or "")) >= 3, res.text
+        # llama.cpp counts the tokens itself (issue 27, cost): the prompt's, through the chat
+        # template, and the reply's, within the limit asked for
+        assert res.usage is not None and res.usage.prompt_tokens > 10
+        assert 1 <= res.usage.completion_tokens <= 48
 
 
 def test_json_schema_gives_valid_json(demo_model) -> None:  # type: ignore[no-untyped-def]
@@ -108,7 +112,16 @@ def test_demo_run_end_to_end(tmp_path: Path) -> None:
     res = run(cfg, get_method(cfg.method), show_progress=False)
     [calls] = res.summary["calls"]
     assert (res.summary["n_samples"], res.failures, calls["calls"]) == (2, 0, 2)
-    assert run(cfg, get_method(cfg.method), show_progress=False).summary["calls"][0]["calls"] == 0
+    assert calls["tokens_in"] > 0 and 2 <= calls["tokens_out"] <= 2 * 32
+    assert calls["usage_unknown"] == 0 and calls["cached_tokens_in"] == 0
+    [again] = run(cfg, get_method(cfg.method), show_progress=False).summary["calls"]
+    assert again["calls"] == 0
+    # the cached run reports the same tokens, as served from the cache (free)
+    assert (again["tokens_in"], again["tokens_out"]) == (0, 0)
+    assert (again["cached_tokens_in"], again["cached_tokens_out"]) == (
+        calls["tokens_in"],
+        calls["tokens_out"],
+    )
 
 
 def test_da_annotator_and_generator_with_demo_model(demo_model, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -202,5 +202,14 @@ def test_cli_runs_against_the_real_server(server_url: str, tmp_path: Path) -> No
     annotator = by_role["annotator"]
     assert annotator["failures"] == 0  # no request rejected: structured output was negotiated
     assert 3 <= annotator["requests"] <= 9  # at most the 3 repair rounds, never a retry storm
+    # issue 24: the server refuses json_schema with a 500 once; that request is the backend's
+    # own (a probe), counted apart, and never makes sent exceed req
+    assert (annotator["probes"], annotator["retries"]) == (1, 0)
+    assert annotator["calls"] + annotator["cache_hits"] == annotator["requests"]
+    assert "annotator openai:demo: 0 retries, 1 probes" in " ".join(r.stdout.split())
+    # issue 27: tokens from the server's usage, per role
+    for role in ("system", "annotator"):
+        c = by_role[role]
+        assert c["tokens_in"] > 0 and c["tokens_out"] > 0 and c["usage_unknown"] == 0, c
     assert s["failures"]["generate"] == 0
     assert s["systems"]["openai:demo"]["scored"] + s["failures"]["annotate"] == 3

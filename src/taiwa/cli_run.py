@@ -185,6 +185,17 @@ def register(app: typer.Typer, console: Console) -> None:
         no_cache: Annotated[
             bool | None, typer.Option("--no-cache", help="Do not read or write the cache.")
         ] = None,
+        price: Annotated[
+            list[str] | None,
+            typer.Option(
+                help="MODEL=IN,OUT: USD per million tokens in and out, MODEL the SPEC or the "
+                "model's name (repeatable); the calls table then shows what the run cost."
+            ),
+        ] = None,
+        prices: Annotated[
+            Path | None,
+            typer.Option(help="A YAML/JSON file of prices: MODEL: {in: IN, out: OUT}."),
+        ] = None,
         max_failures: Annotated[
             str | None,
             typer.Option(help="Exit 0 despite up to N (or P%) failed samples (default 0)."),
@@ -209,6 +220,7 @@ def register(app: typer.Typer, console: Console) -> None:
         from taiwa.benchmarks import get_method
         from taiwa.errors import TaiwaError
         from taiwa.harness.config import parse_assignments, resolve_config
+        from taiwa.harness.cost import parse_price, read_prices
         from taiwa.harness.runner import execute, prepare
 
         roles = parse_assignments(role or [], "--role")
@@ -242,6 +254,10 @@ def register(app: typer.Typer, console: Console) -> None:
             "seed": seed,
             "cache_dir": cache_dir,
             "no_cache": no_cache,
+            "prices": {
+                **(read_prices(prices) if prices is not None else {}),
+                **dict(parse_price(p) for p in price or []),
+            },
         }
         cfg = resolve_config(config, overrides)
         plan = prepare(cfg, get_method(cfg.method))

@@ -51,6 +51,9 @@ from typing import Any
 
 from aiohttp import web
 
+from taiwa.stub_faults import FAULT_KINDS as FAULT_KINDS  # re-exported
+from taiwa.stub_faults import _injected, _random_fault
+
 
 @dataclass
 class StubState:
@@ -95,80 +98,28 @@ class StubState:
     audio_format: tuple[int, int, int] | None = (24_000, 1, 2)
     #: every ``input_audio`` part received: its WAV header and the SHA-256 of its bytes
     audio: list[dict[str, Any]] = field(default_factory=list)
+    #: replies carry ``usage`` (:func:`stub_usage`); false: no ``usage`` at all
+    usage: bool = True
+    #: tokens reported in every answered reply's ``usage``, summed (for cost checks)
+    tokens_in: int = 0
+    tokens_out: int = 0
 
 
-FAULT_KINDS = (
-    "500",
-    "429",
-    "reset",
-    "truncated",
-    "html",
-    "empty",
-    "slow",
-    "503",
-    "null",
-    "error200",
-    "cut",
-    "badutf8",
-    "number",
-)
-
-
-def _random_fault(state: StubState) -> str | None:
-    if state.fail_rate <= 0 or state.rng.random() >= state.fail_rate:
-        return None
-    kinds = state.fail_kinds or FAULT_KINDS
-    kind = kinds[state.rng.randrange(len(kinds))]
-    state.failed[kind] += 1
-    return kind
-
-
-async def _injected(kind: str, request: web.Request, state: StubState) -> web.StreamResponse:
-    """The response of one injected fault."""
-    auth = request.headers.get("Authorization") if state.echo_auth else None
-    echoed = f" (request header Authorization: {auth})" if auth else ""
-    if kind == "429":
-        return web.json_response(
-            {"error": {"message": f"rate limited{echoed}"}},
-            status=429,
-            headers={"Retry-After": f"{state.retry_after:g}"},
-        )
-    if kind == "reset":
-        if request.transport is not None:
-            request.transport.abort()  # the connection drops without an answer
-        raise asyncio.CancelledError
-    if kind == "truncated":
-        cut = '{"choices": [{"message": {"content": "途'
-        return web.Response(text=cut, content_type="application/json")
-    if kind == "html":
-        return web.Response(
-            text=f"<html><body><h1>502 Bad Gateway</h1>{echoed}</body></html>",
-            status=502,
-            content_type="text/html",
-        )
-    if kind == "empty":
-        return web.json_response({"id": "x", "object": "chat.completion", "choices": []})
-    if kind == "slow":
-        await asyncio.sleep(state.hang)
-        return web.json_response({"error": {"message": "too late"}}, status=500)
-    if kind == "503":
-        return web.json_response({"error": {"message": f"overloaded{echoed}"}}, status=503)
-    if kind in ("null", "number"):  # a message whose content is not text
-        message = {"role": "assistant", "content": None if kind == "null" else 42}
-        return web.json_response({"object": "chat.completion", "choices": [{"message": message}]})
-    if kind == "error200":  # an error object with status 200, as some proxies send
-        return web.json_response({"error": {"message": f"upstream failed{echoed}"}})
-    if kind == "badutf8":
-        return web.Response(body=b'{"choices": "\xff\xfe"}', content_type="application/json")
-    if kind == "cut":  # the headers promise more body than comes before the connection drops
-        response = web.StreamResponse(headers={"Content-Length": "4096"})
-        response.content_type = "application/json"
-        await response.prepare(request)
-        await response.write(b'{"choices": [')
-        if request.transport is not None:
-            request.transport.abort()
-        raise asyncio.CancelledError
-    return web.json_response({"error": {"message": f"injected 500{echoed}"}}, status=500)
+def stub_usage(body: dict[str, Any], text: str) -> dict[str, int]:
+    """The stub's token counts: one token per character of the messages' text in, of the reply
+    out (predictable, so tests can check the sums)."""
+    prompt = 0
+    for m in body.get("messages", []):
+        content = m.get("content")
+        if isinstance(content, str):
+            prompt += len(content)
+        elif isinstance(content, list):
+            prompt += sum(len(p.get("text") or "") for p in content if isinstance(p, dict))
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": len(text),
+        "total_tokens": prompt + len(text),
+    }
 
 
 def _last_user(body: dict[str, Any]) -> str:
@@ -291,25 +242,29 @@ def make_app(state: StubState) -> web.Application:
             text = state.script(body)
         else:
             text = _reply(body)
+        usage = stub_usage(body, text)
         with state.lock:
             state.ok += 1
             state.seen.append(text)
-        return web.json_response(
-            {
-                "id": f"chatcmpl-{state.hits}",
-                "object": "chat.completion",
-                "created": 0,
-                "model": body.get("model", "stub"),
-                "choices": [
-                    {
-                        "index": 0,
-                        "finish_reason": "stop",
-                        "message": {"role": "assistant", "content": text},
-                    }
-                ],
-                "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-            }
-        )
+            if state.usage:
+                state.tokens_in += usage["prompt_tokens"]
+                state.tokens_out += usage["completion_tokens"]
+        reply: dict[str, Any] = {
+            "id": f"chatcmpl-{state.hits}",
+            "object": "chat.completion",
+            "created": 0,
+            "model": body.get("model", "stub"),
+            "choices": [
+                {
+                    "index": 0,
+                    "finish_reason": "stop",
+                    "message": {"role": "assistant", "content": text},
+                }
+            ],
+        }
+        if state.usage:
+            reply["usage"] = usage
+        return web.json_response(reply)
 
     app = web.Application()
     app.router.add_get("/v1/models", models)

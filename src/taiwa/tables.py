@@ -147,30 +147,94 @@ def compact_table(title: str, caption: str | None = None) -> Table:
     )
 
 
+CALLS_CAPTION = (
+    "req: requests the role's stages made (repair rounds included); hit: answered from the "
+    "cache; sent: the rest, handed to the backend (req = hit + sent); own: HTTP requests the "
+    "backend made on its own (retries after 5xx/429/timeouts, structured-output probes the "
+    "server refused); fail: requests with no reply; fix: outputs repaired by re-asking; bad: "
+    "still invalid after the last attempt; s: the role's wall time (overlapping stages once)"
+)
+
+
 def calls_table(calls: list[dict[str, Any]]) -> Table:
-    """Model calls per role of a run summary: requests, cache hits, failures, repairs."""
-    t = compact_table(
-        "model calls per role",
-        caption="sent: requests not answered by the cache; fixed: outputs repaired by re-asking; "
-        "bad: still invalid after the last attempt; repairs: every repair by kind",
-    )
-    # On a narrow terminal the model and repairs columns wrap; counts and headers keep whole.
+    """Model calls per role of a run summary (columns defined in :data:`CALLS_CAPTION`); the
+    caption goes on to name, per role, the retries and probes behind ``own`` and every repair
+    made to accept an output, by kind."""
+    own = [
+        f"{c['role']} {c['spec']}: {c.get('retries', 0)} retries, {c.get('probes', 0)} probes"
+        for c in calls
+        if c.get("retries", 0) or c.get("probes", 0)
+    ]
+    repairs = [
+        f"{c['role']} {c['spec']}: " + ", ".join(f"{k} {v}" for k, v in c["repairs"].items())
+        for c in calls
+        if c.get("repairs")
+    ]
+    caption = CALLS_CAPTION
+    caption += f". own: {'; '.join(own)}" if own else ""
+    caption += f". Repairs by kind: {'; '.join(repairs)}" if repairs else ""
+    t = compact_table("model calls per role", caption=caption)
+    t.caption_justify = "left"
+    # On a narrow terminal the model column wraps; counts and headers keep whole.
     t.add_column("role", no_wrap=True, min_width=4)
     t.add_column("model", max_width=28, overflow="fold")
-    for name in ("req", "sent", "cache", "fail", "fixed", "bad", "s"):
+    for name in ("req", "hit", "sent", "own", "fail", "fix", "bad", "s"):
         t.add_column(name, justify="right", no_wrap=True, min_width=len(name))
-    t.add_column("repairs", overflow="fold")
     for c in calls:
-        t.add_row(
+        counts = [c["requests"], c.get("cache_hits", 0), c["calls"]]
+        counts.append(c.get("retries", 0) + c.get("probes", 0))
+        counts += [c.get("failures", 0), c.get("repaired", 0), c.get("invalid", 0)]
+        t.add_row(c["role"], c["spec"], *(str(n) for n in counts), f"{c['seconds']:.1f}")
+    return t
+
+
+COST_CAPTION = (
+    "in, out: tokens of the replies the backend made (from the reply's usage, or counted by "
+    "a local backend); cached: tokens of replies served from the cache, which cost nothing; "
+    "unknown: replies whose usage nobody reported (sent + cached; not counted as zero)"
+)
+
+
+def _tokens(n: Any) -> str:
+    return "?" if n is None else f"{n:,}"
+
+
+def cost_table(calls: list[dict[str, Any]]) -> Table | None:
+    """Tokens in and out per role and model, cached tokens apart, and with prices the cost in
+    USD (``≥`` when replies of unknown usage were left out); None when no model of the run
+    counts tokens."""
+    rows = [c for c in calls if c.get("tokens_in") is not None]
+    if not rows:
+        return None
+    priced = any(c.get("cost_usd") is not None for c in rows)
+    caption = COST_CAPTION + (
+        "; USD: (in × price in + out × price out) / 10⁶, ≥ when usage was unknown"
+        if priced
+        else "; --price MODEL=IN,OUT (USD per million tokens) adds the cost"
+    )
+    t = compact_table("tokens per role", caption=caption)
+    t.caption_justify = "left"
+    t.add_column("role", no_wrap=True, min_width=4)
+    t.add_column("model", max_width=28, overflow="fold")
+    for name in ("in", "out", "cached in", "cached out", "unknown"):
+        t.add_column(name, justify="right", no_wrap=True)
+    if priced:
+        t.add_column("USD", justify="right", no_wrap=True)
+    for c in rows:
+        cells = [
             c["role"],
             c["spec"],
-            *(
-                str(c[k])
-                for k in ("requests", "calls", "cache_hits", "failures", "repaired", "invalid")
-            ),
-            f"{c['seconds']:.1f}",
-            ", ".join(f"{k} {v}" for k, v in c.get("repairs", {}).items()) or "-",
-        )
+            _tokens(c.get("tokens_in")),
+            _tokens(c.get("tokens_out")),
+            _tokens(c.get("cached_tokens_in")),
+            _tokens(c.get("cached_tokens_out")),
+            str(c.get("usage_unknown", 0) + c.get("cached_usage_unknown", 0)),
+        ]
+        if priced:
+            cost = c.get("cost_usd")
+            bound = "≥" if c.get("cost_lower_bound") else ""
+            cells.append("-" if cost is None else f"{bound}{cost:.4f}")
+        t.add_row(*cells)
     return t
 
 
@@ -183,6 +247,9 @@ def print_result(console: Console, res: RunResult) -> None:
         console.print(f"[bold yellow]{escape(line)}[/bold yellow]")
     if s["calls"]:
         console.print(calls_table(s["calls"]))
+        cost = cost_table(s["calls"])
+        if cost is not None:
+            console.print(cost)
     for note in s["notes"]:
         console.print(note_line(note))
     failed = {k: v for k, v in s["failures"].items() if v}

@@ -42,6 +42,9 @@ class RunConfig(BaseModel):
     seed: int = Field(0, ge=0)
     cache_dir: Path | None = None
     no_cache: bool = False
+    prices: dict[str, tuple[float, float]] = Field(default_factory=dict)
+    """USD per million tokens in and out, by SPEC or model name (``taiwa.harness.cost``);
+    not part of the run's key."""
 
     @model_validator(mode="before")
     @classmethod
@@ -83,12 +86,12 @@ def _yaml_mapping(path: Path) -> dict[str, Any]:
 def resolve_config(config_file: Path | None, overrides: dict[str, Any]) -> RunConfig:
     """Values from ``config_file`` (YAML), then every override that is not ``None`` or empty.
 
-    ``roles`` and ``options`` are merged key by key (the command line wins)."""
+    ``roles``, ``options`` and ``prices`` are merged key by key (the command line wins)."""
     data: dict[str, Any] = _yaml_mapping(config_file) if config_file is not None else {}
     for key, value in overrides.items():
         if value is None or (isinstance(value, list | dict) and not value):
             continue
-        if key in ("roles", "options") and isinstance(data.get(key), dict):
+        if key in ("roles", "options", "prices") and isinstance(data.get(key), dict):
             data[key] = {**data[key], **value}
         elif key == "models":
             data.pop("model", None)

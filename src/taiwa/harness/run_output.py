@@ -104,8 +104,14 @@ def run_summary(
         "systems": systems,
         "across": summary.across,
         "failures": failures,
-        "calls": pool.stats(),
+        "calls": pool.stats(plan.config.prices),
         "seconds": seconds,
-        "notes": summary.notes,
+        "notes": [
+            *summary.notes,
+            *(
+                f"--price {name}: names none of this run's models (by SPEC or model name)"
+                for name in pool.unpriced(plan.config.prices)
+            ),
+        ],
         "files": sorted(summary.files),
     }

@@ -6,13 +6,39 @@ import asyncio
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from taiwa.errors import EndpointError
-from taiwa.models.types import ChatRequest, ChatResponse
+from taiwa.models.types import ChatRequest, ChatResponse, Reply
 from taiwa.redact import redact
 
 OnResponse = Callable[[ChatResponse], None]
+
+
+@dataclass
+class Tally:
+    """Requests a backend made on its own, beyond one per request it was handed: ``retries``
+    (an attempt repeated after a 5xx, 429, timeout or dropped connection) and ``probes``
+    (requests a server refused while the backend looked for a structured-output mode it
+    accepts, e.g. llama_cpp.server's HTTP 500 to ``json_schema``)."""
+
+    retries: int = 0
+    probes: int = 0
+
+
+TALLY: ContextVar[Tally | None] = ContextVar("taiwa_tally", default=None)
+"""Where the backend counts the requests it makes on its own: set by the caller (the run's
+per-role counts) around ``generate``; the backend's worker tasks inherit it."""
+
+
+def tally(retries: int = 0, probes: int = 0) -> None:
+    """Count requests a backend made on its own in the caller's :data:`TALLY` (if any)."""
+    t = TALLY.get()
+    if t is not None:
+        t.retries += retries
+        t.probes += probes
 
 
 @runtime_checkable
@@ -62,13 +88,17 @@ class ConcurrentModel(ABC):
     identity: str
     concurrency = 1
     cacheable = True
+    #: the backend reports the tokens each reply cost (``ChatResponse.usage``; a reply
+    #: without it counts as unknown); false for models that are not token-based
+    counts_tokens = False
 
     async def check(self) -> None:  # noqa: B027 - optional hook, a no-op unless overridden
         """Nothing to check for in-process backends."""
 
     @abstractmethod
-    async def _complete(self, request: ChatRequest) -> str:
-        """The reply text for one request (raise to record an error for it)."""
+    async def _complete(self, request: ChatRequest) -> str | Reply:
+        """The reply text for one request, or a :class:`Reply` with the tokens it cost (raise
+        to record an error for it)."""
 
     def _limit(self) -> asyncio.Semaphore:
         """The model's request limit in the running event loop, shared by every ``generate``
@@ -105,8 +135,14 @@ class ConcurrentModel(ABC):
                 raise fatal[0]
             start = time.perf_counter()
             try:
-                text = await self._complete(req)
-                return ChatResponse(id=req.id, text=text, latency_s=time.perf_counter() - start)
+                got = await self._complete(req)
+                reply = got if isinstance(got, Reply) else Reply(text=got)
+                return ChatResponse(
+                    id=req.id,
+                    text=reply.text,
+                    usage=reply.usage,
+                    latency_s=time.perf_counter() - start,
+                )
             except EndpointError as exc:
                 fatal.append(exc)
                 raise  # the endpoint cannot serve any request: the run stops

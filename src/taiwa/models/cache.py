@@ -3,7 +3,9 @@
 Keys are SHA-256 hashes of (backend, the model's identity — endpoint and name, or the content hash
 of its weights —, parameters, messages): a changed model or input is never served an old reply.
 What a composite model records beside a reply (``ChatResponse.meta``, e.g. a cascade's transcript)
-is stored with it in ``response_meta`` and served with the cached reply.
+is stored with it in ``response_meta``, and the tokens the reply cost (``ChatResponse.usage``) in
+``response_usage``; both are served with the cached reply (a resumed run reports the same tokens,
+counted as served from the cache).
 The store is SQLite in WAL mode; each finished response is committed by a writer thread within
 20 ms, so a run killed at any point (SIGKILL included) loses at most the requests in
 flight, and a restart sends only those. Failed responses are not cached: they are retried next time.
@@ -22,7 +24,7 @@ from typing import Any
 
 from taiwa.errors import TaiwaError
 from taiwa.models.base import ChatModel, OnResponse
-from taiwa.models.types import ChatRequest, ChatResponse
+from taiwa.models.types import ChatRequest, ChatResponse, Usage
 
 GATHER_SECONDS = 0.02
 """How long the writer waits after a first queued row for more before it commits: the most a
@@ -37,6 +39,10 @@ def default_cache_dir() -> Path:
     if env := os.environ.get("TAIWA_CACHE_DIR"):
         return Path(env)
     return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "taiwa"
+
+
+_Row = tuple[str, float, "str | None", "Usage | None"]
+"""A queued row: text, time, meta as JSON, usage."""
 
 
 class ResponseCache:
@@ -69,13 +75,18 @@ class ResponseCache:
                 "CREATE TABLE IF NOT EXISTS response_meta"
                 " (key TEXT PRIMARY KEY, meta TEXT NOT NULL)"
             )
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS response_usage"
+                " (key TEXT PRIMARY KEY, prompt_tokens INTEGER NOT NULL,"
+                " completion_tokens INTEGER NOT NULL)"
+            )
             self._db.execute("SELECT key, text, created FROM responses LIMIT 1").fetchall()
         except sqlite3.Error as exc:
             raise TaiwaError(
                 f"response cache {self.path} is not usable ({exc}): move it away, or pass "
                 "--cache-dir DIR (or --no-cache)"
             ) from None
-        self._pending: dict[str, tuple[str, float, str | None]] = {}
+        self._pending: dict[str, _Row] = {}
         self._wake = threading.Condition(self._lock)
         self._closing = False
         self._error: BaseException | None = None
@@ -95,16 +106,19 @@ class ResponseCache:
             row = self._db.execute("SELECT text FROM responses WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
 
-    def _lookup(self, table: str, column: str, keys: Sequence[str]) -> dict[str, str]:
-        """``column`` of ``table`` for each of ``keys`` that has a row (a few queries, not one
-        per key); the caller holds the lock."""
-        found: dict[str, str] = {}
+    def _rows(self, table: str, columns: str, keys: Sequence[str]) -> list[tuple[Any, ...]]:
+        """``key, columns`` of ``table`` for each of ``keys`` that has a row (a few queries,
+        not one per key); the caller holds the lock."""
+        found: list[tuple[Any, ...]] = []
         for start in range(0, len(keys), _CHUNK):
             chunk = keys[start : start + _CHUNK]
             marks = ",".join("?" * len(chunk))
-            query = f"SELECT key, {column} FROM {table} WHERE key IN ({marks})"
-            found.update((str(k), str(v)) for k, v in self._db.execute(query, chunk))
+            query = f"SELECT key, {columns} FROM {table} WHERE key IN ({marks})"
+            found.extend(self._db.execute(query, chunk))
         return found
+
+    def _lookup(self, table: str, column: str, keys: Sequence[str]) -> dict[str, str]:
+        return {str(k): str(v) for k, v in self._rows(table, column, keys)}
 
     def get_many(self, keys: Sequence[str]) -> dict[str, str]:
         """The cached text of each of ``keys`` that has one."""
@@ -123,7 +137,26 @@ class ResponseCache:
                     raw[k] = pending[2]
         return {k: json.loads(m) for k, m in raw.items()}
 
-    def put(self, key: str, text: str, meta: dict[str, Any] | None = None) -> None:
+    def get_usage_many(self, keys: Sequence[str]) -> dict[str, Usage]:
+        """The tokens each cached reply of ``keys`` cost when it was made (keys that have it)."""
+        with self._lock:
+            rows = self._rows("response_usage", "prompt_tokens, completion_tokens", keys)
+            found = {
+                str(k): Usage(prompt_tokens=int(i), completion_tokens=int(o)) for k, i, o in rows
+            }
+            for k in keys:
+                pending = self._pending.get(k)
+                if pending is not None and pending[3] is not None:
+                    found[k] = pending[3]
+        return found
+
+    def put(
+        self,
+        key: str,
+        text: str,
+        meta: dict[str, Any] | None = None,
+        usage: Usage | None = None,
+    ) -> None:
         meta_json = json.dumps(meta, ensure_ascii=False) if meta else None
         try:
             text.encode("utf-8")
@@ -133,7 +166,7 @@ class ResponseCache:
             return
         with self._wake:
             first = not self._pending
-            self._pending[key] = (text, time.time(), meta_json)
+            self._pending[key] = (text, time.time(), meta_json, usage)
             if first:
                 self._wake.notify()
 
@@ -162,11 +195,14 @@ class ResponseCache:
         finally:
             db.close()
 
-    def _commit(
-        self, db: sqlite3.Connection, batch: dict[str, tuple[str, float, str | None]]
-    ) -> None:
-        rows = [(k, t, c) for k, (t, c, _) in batch.items()]
-        metas = [(k, m) for k, (_, _, m) in batch.items() if m is not None]
+    def _commit(self, db: sqlite3.Connection, batch: dict[str, _Row]) -> None:
+        rows = [(k, t, c) for k, (t, c, _, _) in batch.items()]
+        metas = [(k, m) for k, (_, _, m, _) in batch.items() if m is not None]
+        usages = [
+            (k, u.prompt_tokens, u.completion_tokens)
+            for k, (_, _, _, u) in batch.items()
+            if u is not None
+        ]
         deadline = time.monotonic() + self.lock_budget
         delay = 0.05
         while True:
@@ -178,6 +214,12 @@ class ResponseCache:
                 if metas:
                     db.executemany(
                         "INSERT OR REPLACE INTO response_meta (key, meta) VALUES (?, ?)", metas
+                    )
+                if usages:
+                    db.executemany(
+                        "INSERT OR REPLACE INTO response_usage"
+                        " (key, prompt_tokens, completion_tokens) VALUES (?, ?, ?)",
+                        usages,
                     )
                 db.execute("COMMIT")
                 return
@@ -239,12 +281,15 @@ class CachingModel:
         all_keys = [self.key(req) for req in requests]
         cached = self.cache.get_many(all_keys)
         metas = self.cache.get_meta_many(list(cached)) if cached else {}
+        usages = self.cache.get_usage_many(list(cached)) if cached else {}
         for i, (req, key) in enumerate(zip(requests, all_keys, strict=True)):
             text = cached.get(key)
             if text is None:
                 misses.append((i, req))
                 continue
-            results[i] = ChatResponse(id=req.id, text=text, cached=True, meta=metas.get(key))
+            results[i] = ChatResponse(
+                id=req.id, text=text, cached=True, meta=metas.get(key), usage=usages.get(key)
+            )
             self.hits += 1
             if on_response is not None:
                 on_response(results[i])
@@ -252,7 +297,7 @@ class CachingModel:
 
         def store(res: ChatResponse) -> None:
             if res.ok and res.text is not None:
-                self.cache.put(keys[res.id], res.text, res.meta)
+                self.cache.put(keys[res.id], res.text, res.meta, res.usage)
             if on_response is not None:
                 on_response(res)
 

@@ -17,13 +17,14 @@ from typing import Any
 from taiwa.errors import TaiwaError
 from taiwa.models.base import ConcurrentModel, refuse_audio
 from taiwa.models.file_hash import content_sha256
-from taiwa.models.types import ChatRequest
+from taiwa.models.types import ChatRequest, Reply, Usage
 
 
 class LlamaCppModel(ConcurrentModel):
     """A GGUF chat model run in-process by llama.cpp."""
 
     backend = "llama.cpp"
+    counts_tokens = True
 
     def __init__(
         self,
@@ -57,7 +58,7 @@ class LlamaCppModel(ConcurrentModel):
             seed=0,
         )
 
-    def _complete_sync(self, request: ChatRequest) -> str:
+    def _complete_sync(self, request: ChatRequest) -> Reply:
         refuse_audio(request, f"the llama.cpp model {self.model_id}")
         p = request.params
         kwargs: dict[str, Any] = {
@@ -73,7 +74,14 @@ class LlamaCppModel(ConcurrentModel):
             kwargs["response_format"] = {"type": "json_object", "schema": p.json_schema}
         with self._lock:
             out: Any = self.llm.create_chat_completion(**kwargs)
-        return str(out["choices"][0]["message"]["content"] or "")
+        text = str(out["choices"][0]["message"]["content"] or "")
+        used = out.get("usage") or {}
+        tokens = used.get("prompt_tokens"), used.get("completion_tokens")
+        if all(isinstance(t, int) for t in tokens):  # llama.cpp counts them itself
+            return Reply(
+                text=text, usage=Usage(prompt_tokens=tokens[0], completion_tokens=tokens[1])
+            )
+        return Reply(text=text)
 
-    async def _complete(self, request: ChatRequest) -> str:
+    async def _complete(self, request: ChatRequest) -> Reply:
         return await asyncio.to_thread(self._complete_sync, request)

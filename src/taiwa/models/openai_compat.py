@@ -19,9 +19,10 @@ import logging
 from pathlib import Path
 from typing import Any, Literal
 
+from taiwa.models.base import tally
 from taiwa.models.openai_errors import FormatRejected
 from taiwa.models.openai_transport import OpenAITransport, _dumps
-from taiwa.models.types import ChatMessage, ChatRequest
+from taiwa.models.types import ChatMessage, ChatRequest, Reply
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +69,7 @@ class OpenAICompatModel(OpenAITransport):
         self._rejected_modes: set[StructuredMode] = set()
         self._probe: tuple[asyncio.AbstractEventLoop, asyncio.Event] | None = None
 
-    async def _complete(self, request: ChatRequest) -> str:
+    async def _complete(self, request: ChatRequest) -> Reply:
         p = request.params
         body: dict[str, Any] = {
             "model": self.model_id,
@@ -83,7 +84,7 @@ class OpenAICompatModel(OpenAITransport):
             return await self._post(_dumps(body), probing=False)
         return await self._structured(body, p.json_schema)
 
-    async def _structured(self, body: dict[str, Any], schema: dict[str, Any]) -> str:
+    async def _structured(self, body: dict[str, Any], schema: dict[str, Any]) -> Reply:
         """A structured request; the first one probes the modes while the others wait."""
         if self.structured_mode is None:
             loop = asyncio.get_running_loop()
@@ -101,7 +102,7 @@ class OpenAICompatModel(OpenAITransport):
             # the waiters go on in parallel rather than one after another.
         return await self._negotiate(body, schema)
 
-    async def _negotiate(self, body: dict[str, Any], schema: dict[str, Any]) -> str:
+    async def _negotiate(self, body: dict[str, Any], schema: dict[str, Any]) -> Reply:
         while True:
             decided = self.structured_mode
             probing = decided is None
@@ -117,6 +118,7 @@ class OpenAICompatModel(OpenAITransport):
             except FormatRejected as exc:
                 log.info("%s rejects response_format %s: %s", self.base_url, mode, exc)
                 self._rejected_modes.add(mode)
+                tally(probes=1)
                 continue
             if self.structured_mode is None:
                 self.structured_mode = mode

@@ -24,7 +24,7 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 from taiwa.errors import EndpointError, TaiwaError
-from taiwa.models.base import ConcurrentModel, OnResponse
+from taiwa.models.base import ConcurrentModel, OnResponse, tally
 from taiwa.models.openai_errors import (
     FormatRejected,
     RequestFailed,
@@ -35,7 +35,7 @@ from taiwa.models.openai_errors import (
     _retry_after,
     _unreachable,
 )
-from taiwa.models.types import ChatRequest, ChatResponse
+from taiwa.models.types import ChatRequest, ChatResponse, Reply, Usage
 from taiwa.redact import redact
 
 if TYPE_CHECKING:
@@ -81,6 +81,17 @@ def _dumps(body: dict[str, Any]) -> bytes:
     return _BODY_ENCODER.encode(body).encode("utf-8")
 
 
+def _usage(body: Any) -> Usage | None:
+    """The reply's ``usage`` (prompt and completion tokens), None when absent or malformed."""
+    got = body.get("usage") if isinstance(body, dict) else None
+    if not isinstance(got, dict):
+        return None
+    tokens = got.get("prompt_tokens"), got.get("completion_tokens")
+    if not all(isinstance(t, int) and not isinstance(t, bool) and t >= 0 for t in tokens):
+        return None
+    return Usage(prompt_tokens=tokens[0], completion_tokens=tokens[1])
+
+
 def checked_base_url(url: str) -> str:
     """The base URL, refused (one line, credentials masked) unless it is http(s)://host… with
     no ``user:password@`` (the key goes in ``OPENAI_API_KEY``, never into files or logs)."""
@@ -117,6 +128,7 @@ class OpenAITransport(ConcurrentModel):
     ``OPENAI_API_KEY`` (never stored)."""
 
     backend = "openai"
+    counts_tokens = True
 
     def __init__(
         self,
@@ -202,7 +214,7 @@ class OpenAITransport(ConcurrentModel):
 
     # -- one request ---------------------------------------------------------------------
 
-    async def _post(self, payload: bytes, *, probing: bool) -> str:
+    async def _post(self, payload: bytes, *, probing: bool) -> Reply:
         """POST one chat completion, retrying what may succeed on another attempt: up to
         ``max_retries`` times (never before a ``Retry-After``), and for as long as
         ``retry_window`` while the server cannot be reached."""
@@ -226,6 +238,7 @@ class OpenAITransport(ConcurrentModel):
                     exc, reconnects if exc.connection else attempt, now - (down_since or now)
                 )
                 attempt += 0 if exc.connection else 1
+                tally(retries=1)
             await asyncio.sleep(delay)
 
     def _retry_delay(self, exc: RequestFailed, attempt: int, down_for: float) -> float:
@@ -254,7 +267,9 @@ class OpenAITransport(ConcurrentModel):
             ) from None
         return max(delay, exc.retry_after)
 
-    async def _attempt(self, session: aiohttp.ClientSession, payload: bytes, probing: bool) -> str:
+    async def _attempt(
+        self, session: aiohttp.ClientSession, payload: bytes, probing: bool
+    ) -> Reply:
         import aiohttp
 
         url = self._chat_url
@@ -272,7 +287,8 @@ class OpenAITransport(ConcurrentModel):
             ) from None
         if 200 <= status < 300:
             try:
-                content = json.loads(raw)["choices"][0]["message"]["content"]
+                body = json.loads(raw)
+                content = body["choices"][0]["message"]["content"]
             except ValueError:
                 snippet = _error_text(raw)[:200]
                 raise RequestFailed(
@@ -283,7 +299,7 @@ class OpenAITransport(ConcurrentModel):
                 raise RequestFailed(
                     f"no choices[0].message.content in the response: {snippet}", retryable=True
                 ) from None
-            return _content_text(content, raw)
+            return Reply(text=_content_text(content, raw), usage=_usage(body))
         message = _error_text(raw)
         if status in (401, 403):
             raise EndpointError(_key_rejected(self.base_url, status, message))

@@ -10,13 +10,14 @@ from typing import Any
 from taiwa.errors import TaiwaError
 from taiwa.models.base import ConcurrentModel, refuse_audio
 from taiwa.models.file_hash import content_sha256
-from taiwa.models.types import ChatRequest
+from taiwa.models.types import ChatRequest, Reply, Usage
 
 
 class TransformersModel(ConcurrentModel):
     """Greedy (temperature 0) or sampled generation with ``AutoModelForCausalLM`` on the CPU."""
 
     backend = "transformers"
+    counts_tokens = True
 
     def __init__(self, path: str | Path, *, cache_dir: Path | None = None) -> None:
         self.path = Path(path)
@@ -34,7 +35,7 @@ class TransformersModel(ConcurrentModel):
         self.concurrency = 1
         self._lock = threading.Lock()
 
-    def _complete_sync(self, request: ChatRequest) -> str:
+    def _complete_sync(self, request: ChatRequest) -> Reply:
         import torch
 
         refuse_audio(request, f"hf:{self.path}")
@@ -56,7 +57,10 @@ class TransformersModel(ConcurrentModel):
         text = str(self.tokenizer.decode(new_tokens, skip_special_tokens=True))
         for s in p.stop or []:
             text = text.split(s)[0]
-        return text
+        usage = Usage(
+            prompt_tokens=int(inputs["input_ids"].shape[1]), completion_tokens=len(new_tokens)
+        )
+        return Reply(text=text, usage=usage)
 
-    async def _complete(self, request: ChatRequest) -> str:
+    async def _complete(self, request: ChatRequest) -> Reply:
         return await asyncio.to_thread(self._complete_sync, request)

@@ -100,6 +100,25 @@ class ChatRequest(BaseModel):
         return ""
 
 
+class Usage(BaseModel):
+    """Tokens one reply cost: ``prompt_tokens`` in, ``completion_tokens`` out, as the server's
+    ``usage`` reports them or as a local backend counted them."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    prompt_tokens: int = Field(ge=0)
+    completion_tokens: int = Field(ge=0)
+
+
+class Reply(BaseModel):
+    """What a backend's ``_complete`` may return instead of bare text: the text and its usage."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str
+    usage: Usage | None = None
+
+
 class ChatResponse(BaseModel):
     """The reply to one request, or the reason it failed (``error``); never silently dropped."""
 
@@ -113,6 +132,9 @@ class ChatResponse(BaseModel):
     meta: dict[str, Any] | None = None
     """What a composite model records beside the reply (a cascade: the transcript and the
     ASR seconds); cached with the reply, written into the stage's row."""
+    usage: Usage | None = None
+    """The tokens the reply cost (``None``: the backend did not say); cached with the reply,
+    so a cached reply reports the tokens it cost when it was made."""
 
     @property
     def ok(self) -> bool:

@@ -100,8 +100,9 @@ def provenance(run: RunData) -> Html:
 
 def failures(run: RunData) -> Html:
     """Failure counts per stage (with the failed rows' first reasons, read from the stage
-    files), and the calls per role: errors, repaired and still-invalid outputs."""
-    from taiwa.tables import calls_table
+    files), the calls per role (errors, repaired and still-invalid outputs) and the tokens and
+    cost per role."""
+    from taiwa.tables import calls_table, cost_table
 
     s = run.summary
     counts = ", ".join(f"{k}: {v}" for k, v in s["failures"].items()) or "no stage"
@@ -127,6 +128,9 @@ def failures(run: RunData) -> Html:
             )
     if s["calls"]:
         parts.append(renderable_html(calls_table(s["calls"])))
+        cost = cost_table(s["calls"])
+        if cost is not None:
+            parts.append(renderable_html(cost))
     return join(parts)
 
 

@@ -1,0 +1,101 @@
+"""What a run cost (issue 27, "Cost"): prices per million tokens (``--price MODEL=IN,OUT``,
+``--prices FILE``) matched to the run's models and turned into US dollars per role.
+
+A price names a model by its SPEC as typed (``openai:gpt-4o-mini``) or by the model's name
+(the SPEC without its backend prefix, ``gpt-4o-mini``, or the name the backend reports);
+the SPEC wins when both match. Tokens served from the cache cost nothing; a role with replies
+whose usage is unknown gets a cost that is a lower bound (``cost_lower_bound``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from taiwa.errors import InputError, TaiwaError
+
+Prices = dict[str, tuple[float, float]]
+"""Model → (USD per million input tokens, USD per million output tokens)."""
+
+
+def _amount(text: Any, where: str) -> float:
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        raise TaiwaError(f"{where}: {text!r} is not a number (USD per million tokens)") from None
+    if not math.isfinite(value) or value < 0:
+        raise TaiwaError(f"{where}: {text!r} must be a finite number ≥ 0 (USD per million tokens)")
+    return value
+
+
+def parse_price(text: str) -> tuple[str, tuple[float, float]]:
+    """``MODEL=IN,OUT`` (USD per million tokens in and out) → (MODEL, (IN, OUT))."""
+    model, eq, amounts = text.rpartition("=")
+    parts = amounts.split(",")
+    if not eq or not model.strip() or len(parts) != 2:
+        raise TaiwaError(
+            f"--price {text!r}: expected MODEL=IN,OUT (USD per million tokens in and out), "
+            "e.g. --price gpt-4o-mini=0.15,0.60"
+        )
+    where = f"--price {text!r}"
+    return model.strip(), (_amount(parts[0], where), _amount(parts[1], where))
+
+
+def read_prices(path: Path) -> Prices:
+    """A prices file: a JSON or YAML mapping ``MODEL: {in: IN, out: OUT}`` or ``MODEL: [IN,
+    OUT]`` (USD per million tokens); errors name the file and the model."""
+    from taiwa.io import read_yaml
+
+    if path.suffix.lower() == ".json":
+        try:
+            loaded: Any = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise TaiwaError(f"--prices {path}: {exc}") from None
+    else:
+        loaded = read_yaml(path)
+    if not isinstance(loaded, dict):
+        raise InputError(str(path), None, None, "a mapping MODEL: {in: IN, out: OUT}", "other")
+    prices: Prices = {}
+    for model, value in loaded.items():
+        where = f"{path}: {model}"
+        if isinstance(value, Mapping) and set(value) == {"in", "out"}:
+            pair = (value["in"], value["out"])
+        elif isinstance(value, list) and len(value) == 2:
+            pair = (value[0], value[1])
+        else:
+            raise TaiwaError(f"{where}: expected {{in: IN, out: OUT}} or [IN, OUT], got {value!r}")
+        prices[str(model)] = (_amount(pair[0], where), _amount(pair[1], where))
+    return prices
+
+
+def price_for(spec: str, model_id: str, prices: Mapping[str, tuple[float, float]]) -> Any:
+    """The price of a model: by its SPEC, else by its name (SPEC without the backend prefix,
+    or the backend's model id); None when no price names it."""
+    for name in (spec, spec.split(":", 1)[-1], model_id):
+        if name in prices:
+            return prices[name]
+    return None
+
+
+def add_cost(entry: dict[str, Any], price: tuple[float, float] | None) -> None:
+    """Add ``price_in``, ``price_out`` (USD per million tokens), ``cost_usd`` (None without a
+    price or tokens) and ``cost_lower_bound`` (replies of unknown usage were left out) to a
+    ``calls`` entry; tokens from the cache are free."""
+    entry["price_in"] = price[0] if price else None
+    entry["price_out"] = price[1] if price else None
+    tokens_in, tokens_out = entry.get("tokens_in"), entry.get("tokens_out")
+    if price is None or tokens_in is None or tokens_out is None:
+        entry["cost_usd"] = None
+        entry["cost_lower_bound"] = False
+        return
+    entry["cost_usd"] = round((tokens_in * price[0] + tokens_out * price[1]) / 1e6, 6)
+    entry["cost_lower_bound"] = entry.get("usage_unknown", 0) > 0
+
+
+def unmatched(prices: Mapping[str, Any], names: list[tuple[str, str]]) -> list[str]:
+    """Prices that name none of the run's models (``names``: SPEC, model id pairs)."""
+    known = {n for spec, mid in names for n in (spec, spec.split(":", 1)[-1], mid)}
+    return [p for p in prices if p not in known]
