@@ -33,7 +33,10 @@ Values = Mapping[str, Mapping[str, Mapping[Any, Any]]]
 class ComparedMetric:
     """One metric a method compares across systems, read per item from a stage's rows.
 
-    ``field`` may be dotted (``"wed.total"`` reads ``row["wed"]["total"]``). ``kind="mean"``
+    ``field`` may be dotted (``"wed.total"`` reads ``row["wed"]["total"]``); ``{system}`` in
+    it stands for the system (``"acts.{system}"``). ``read(row, system)``, when given, reads the
+    value instead of ``field`` (``None``: no value). ``across=True``: the stage runs across
+    systems (one row per item for all systems, read from the ``""`` lane). ``kind="mean"``
     compares item means (the value must be a number); ``kind="statistic"`` compares
     ``statistic(records)`` of each system (the value is any per-item record, e.g. an act)."""
 
@@ -44,6 +47,8 @@ class ComparedMetric:
     field: str
     kind: Literal["mean", "statistic"] = "mean"
     statistic: Statistic | None = None
+    read: Callable[[Mapping[str, Any], str], Any] | None = None
+    across: bool = False
 
     def __post_init__(self) -> None:
         if self.direction not in ("higher", "lower"):
@@ -51,15 +56,21 @@ class ComparedMetric:
         if (self.kind == "statistic") != (self.statistic is not None):
             raise ValueError(f"{self.key}: a statistic is given exactly when kind='statistic'")
 
-    def value(self, row: Mapping[str, Any]) -> Any:
-        """The item's value in ``row``, or ``None`` (an error row, a missing field, NaN)."""
+    def value(self, row: Mapping[str, Any], system: str = "") -> Any:
+        """The item's value of ``system`` in ``row``, or ``None`` (an error row, a missing
+        field, NaN)."""
         if "error" in row:
             return None
         v: Any = row
-        for part in self.field.split("."):
-            if not isinstance(v, Mapping) or part not in v:
-                return None
-            v = v[part]
+        if self.read is not None:
+            v = self.read(row, system)
+        else:
+            for part in self.field.replace("{system}", system).split("."):
+                if not isinstance(v, Mapping) or part not in v:
+                    return None
+                v = v[part]
+        if v is None:
+            return None
         if self.kind == "mean":
             if isinstance(v, bool):
                 return float(v)
@@ -74,17 +85,42 @@ def collect(
     rows: Callable[[str, str], Iterable[Mapping[str, Any]]],
 ) -> dict[str, dict[str, dict[Any, Any]]]:
     """Each system's per-item values of every metric: ``rows(stage, system)`` gives a stage's
-    rows of one system (each with ``id``), read once per stage and system."""
+    rows of one system (each with ``id``; ``system=""`` for a stage across systems), read once
+    per stage and system."""
     out: dict[str, dict[str, dict[Any, Any]]] = {s: {m.key: {} for m in metrics} for s in systems}
-    stages = {m.stage: [x for x in metrics if x.stage == m.stage] for m in metrics}
-    for system in systems:
-        for stage, declared in stages.items():
-            for row in rows(stage, system):
-                for m in declared:
-                    v = m.value(row)
-                    if v is not None:
-                        out[system][m.key][row["id"]] = v
+    stages: dict[tuple[str, bool], list[ComparedMetric]] = {}
+    for m in metrics:
+        stages.setdefault((m.stage, m.across), []).append(m)
+    for (stage, across), declared in stages.items():
+        for lane in [""] if across else systems:
+            for row in rows(stage, lane):
+                for system in systems if across else [lane]:
+                    for m in declared:
+                        v = m.value(row, system)
+                        if v is not None:
+                            out[system][m.key][row["id"]] = v
     return out
+
+
+def compare_rows(
+    metrics: Sequence[ComparedMetric],
+    systems: Sequence[str],
+    rows: Callable[[str, str], Iterable[Mapping[str, Any]]],
+    *,
+    baseline: str | None = None,
+    seed: int = 0,
+) -> dict[str, Any] | None:
+    """The ``comparisons`` block of a run's rows (:func:`collect` then
+    :func:`build_comparisons`), or ``None`` when there is nothing to pair (fewer than two
+    systems, no metric declared). The runner and :func:`taiwa.compare` both call it."""
+    if len(systems) < 2 or not metrics:
+        return None
+    values = collect(metrics, systems, rows)
+    # A metric no system has a value of was not measured in this run (e.g. no judge)
+    metrics = [m for m in metrics if any(values[s][m.key] for s in systems)]
+    if not metrics:
+        return None
+    return build_comparisons(values, metrics, baseline=baseline, seed=seed)
 
 
 def pairs_of(systems: Sequence[str], baseline: str | None = None) -> list[tuple[str, str]]:
@@ -124,6 +160,7 @@ def build_comparisons(
     b_perm = paired.N_PERMUTATIONS if n_permutations is None else n_permutations
     systems = list(values)
     pairs = pairs_of(systems, baseline)
+    metrics = list(metrics)
     results: dict[tuple[int, int], PairedDifference] = {}
     groups: dict[tuple[Any, ...], list[tuple[tuple[int, int], Any, paired.PairCounts]]] = {}
     canon: dict[tuple[Any, ...], tuple[Any, ...]] = {}

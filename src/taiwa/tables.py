@@ -179,6 +179,10 @@ def print_result(console: Console, res: RunResult) -> None:
     s = res.summary
     for t in res.method.tables(s):
         console.print(t)
+    if s.get("comparisons"):
+        from taiwa.comparison_table import comparisons_table
+
+        console.print(comparisons_table(s["comparisons"]))
     for line in flag_lines(s):
         console.print(f"[bold yellow]{escape(line)}[/bold yellow]")
     if s["calls"]:

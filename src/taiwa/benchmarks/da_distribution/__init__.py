@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from taiwa.benchmarks.da_distribution.dataset import ContextItem
+    from taiwa.comparisons import ComparedMetric
     from taiwa.harness.method import Stage
     from taiwa.models.types import ChatMessage
     from taiwa.report.runs import RunData
@@ -168,6 +169,42 @@ class DADistributionMethod:
                 taxonomy,
                 prev_from_labels=o.prev_acts == "labels",
                 human_from_labels=o.human_acts == "labels",
+            ),
+        ]
+
+    def compared(self, options: DADistributionOptions) -> list[ComparedMetric]:
+        """DAE and DAMI (seed 002 App. C) as statistics over shared contexts: a context counts
+        for a pair when both systems' replies were tagged (DAMI: and the context has a previous
+        act). Distinct-n is not compared: a corpus n-gram count, recomputed per resample it
+        would cost more than the whole aggregate."""
+        from taiwa.comparisons import ComparedMetric
+        from taiwa.metrics.paired import ActEntropy, ActMutualInformation
+
+        def act_pair(row: Mapping[str, Any], system: str) -> tuple[str, str] | None:
+            act, prev = row.get("acts", {}).get(system), row.get("prev_act")
+            return None if act is None or prev is None else (prev, act)
+
+        return [
+            ComparedMetric(
+                "dae",
+                "DAE",
+                "higher",
+                "tag",
+                "acts.{system}",
+                kind="statistic",
+                statistic=ActEntropy(),
+                across=True,
+            ),
+            ComparedMetric(
+                "dami",
+                "DAMI",
+                "higher",
+                "tag",
+                "acts.{system}",
+                kind="statistic",
+                statistic=ActMutualInformation(),
+                read=act_pair,
+                across=True,
             ),
         ]
 
