@@ -49,6 +49,7 @@ class ComparedMetric:
     statistic: Statistic | None = None
     read: Callable[[Mapping[str, Any], str], Any] | None = None
     across: bool = False
+    relative: bool = False
 
     def __post_init__(self) -> None:
         if self.direction not in ("higher", "lower"):
@@ -115,12 +116,23 @@ def compare_rows(
     systems, no metric declared). The runner and :func:`taiwa.compare` both call it."""
     if len(systems) < 2 or not metrics:
         return None
-    values = collect(metrics, systems, rows)
-    # A metric no system has a value of was not measured in this run (e.g. no judge)
-    metrics = [m for m in metrics if any(values[s][m.key] for s in systems)]
-    if not metrics:
+    return comparisons_of(collect(metrics, systems, rows), metrics, baseline=baseline, seed=seed)
+
+
+def comparisons_of(
+    values: Values,
+    metrics: Sequence[ComparedMetric],
+    *,
+    baseline: str | None = None,
+    seed: int = 0,
+) -> dict[str, Any] | None:
+    """:func:`build_comparisons` of the metrics some system has a value of (a metric no system
+    has was not measured in this run, e.g. a judge's rating without a judge); ``None`` when
+    there is none."""
+    measured = [m for m in metrics if any(per.get(m.key) for per in values.values())]
+    if len(values) < 2 or not measured:
         return None
-    return build_comparisons(values, metrics, baseline=baseline, seed=seed)
+    return build_comparisons(values, measured, baseline=baseline, seed=seed)
 
 
 def pairs_of(systems: Sequence[str], baseline: str | None = None) -> list[tuple[str, str]]:

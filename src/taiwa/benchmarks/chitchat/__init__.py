@@ -183,6 +183,7 @@ class ChitchatMethod:
                 statistic=WinRate(),
                 read=points_of,
                 across=True,
+                relative=True,
             ),
         ]
 
