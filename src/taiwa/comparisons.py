@@ -166,6 +166,7 @@ def build_comparisons(
     import numpy as np
 
     from taiwa.metrics import paired
+    from taiwa.metrics.resample_memo import recall
     from taiwa.metrics.stats import N_RESAMPLES
 
     b_res = N_RESAMPLES if n_resamples is None else n_resamples
@@ -174,19 +175,21 @@ def build_comparisons(
     pairs = pairs_of(systems, baseline)
     metrics = list(metrics)
     results: dict[tuple[int, int], PairedDifference] = {}
-    groups: dict[tuple[Any, ...], list[tuple[tuple[int, int], Any, paired.PairCounts]]] = {}
+    groups: dict[tuple[Any, ...], list[tuple[tuple[int, int], Any, paired.PairCounts, Any]]] = {}
     canon: dict[tuple[Any, ...], tuple[Any, ...]] = {}
-    arrays: dict[tuple[str, str], tuple[tuple[Any, ...], Any]] = {}
+    arrays: dict[tuple[str, str], tuple[tuple[Any, ...], Any, Any]] = {}
 
-    def item_array(system: str, key: str) -> tuple[tuple[Any, ...], Any]:
+    def item_array(system: str, key: str) -> tuple[tuple[Any, ...], Any, Any]:
         """A system's usable items of a mean metric (ids interned: equal lists are one
-        object) and their values, converted once for every pair."""
+        object), their values and their resampled means if the aggregate's ``bootstrap_ci``
+        drew them already (:mod:`taiwa.metrics.resample_memo`), converted once for every pair."""
         if (system, key) not in arrays:
             per_item = values[system].get(key, {})
             x = np.array([np.nan if v is None else v for v in per_item.values()], dtype=float)
             keep = ~np.isnan(x)
             ids = tuple(per_item) if keep.all() else tuple(np.array(list(per_item), object)[keep])
-            arrays[system, key] = (canon.setdefault(ids, ids), x[keep])
+            x = x[keep]
+            arrays[system, key] = (canon.setdefault(ids, ids), x, recall(x, b_res, seed))
         return arrays[system, key]
 
     for i, (a, b) in enumerate(pairs):
@@ -200,16 +203,19 @@ def build_comparisons(
                     n_resamples=b_res,
                 )
                 continue
-            (ids_a, xa), (ids_b, xb) = item_array(a, m.key), item_array(b, m.key)
+            (ids_a, xa, ra), (ids_b, xb, rb) = item_array(a, m.key), item_array(b, m.key)
+            known = None
             if ids_a is ids_b:  # the same items in the same order: nothing to align
                 ids, d, counts = ids_a, xa - xb, paired.PairCounts(len(ids_a), 0, 0)
+                if ra is not None and rb is not None:
+                    known = ra - rb  # the same resamples: mean(a − b) = mean(a) − mean(b)
             else:
                 shared, ya, yb, counts = paired.align(
                     dict(zip(ids_a, xa.tolist(), strict=True)),
                     dict(zip(ids_b, xb.tolist(), strict=True)),
                 )
                 ids, d = tuple(shared), np.asarray(ya, dtype=float) - np.asarray(yb, dtype=float)
-            groups.setdefault(ids, []).append(((i, j), d, counts))
+            groups.setdefault(ids, []).append(((i, j), d, counts, known))
     for ids, members in groups.items():
         d = np.column_stack([x[1] for x in members]) if ids else np.empty((0, len(members)))
         tests = paired.difference_tests(
@@ -218,8 +224,9 @@ def build_comparisons(
             seed=seed,
             n_resamples=b_res,
             n_permutations=b_perm,
+            known=[x[3] for x in members],
         )
-        for (cell, _, _), t in zip(members, tests, strict=True):
+        for (cell, *_), t in zip(members, tests, strict=True):
             results[cell] = t
     cells = [(i, j) for i in range(len(pairs)) for j in range(len(metrics))]
     adjusted = paired.holm([results[c].p for c in cells])

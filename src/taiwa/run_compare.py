@@ -45,11 +45,11 @@ def _same(runs: Sequence[RunData]) -> None:
                 f"{first.items[3]} of {first.items[0]}, --limit {first.items[2]})"
             )
         for key in PAIRING:
-            if run.config.get(key) != first.config.get(key):
-                raise TaiwaError(
-                    f"cannot pair {run.path} with {first.path}: config.json '{key}' differs "
-                    f"({run.config.get(key)} vs {first.config.get(key)})"
-                )
+            mine, theirs = run.config.get(key) or {}, first.config.get(key) or {}
+            differ = [k for k in {**theirs, **mine} if mine.get(k) != theirs.get(k)]
+            if differ:
+                what = ", ".join(f"{k} {mine.get(k)} vs {theirs.get(k)}" for k in differ[:3])
+                raise TaiwaError(f"cannot pair {run.path} with {first.path}: {key} differ ({what})")
 
 
 def _labels(runs: Sequence[RunData]) -> list[list[str]]:
