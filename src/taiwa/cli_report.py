@@ -49,13 +49,22 @@ def register(app: typer.Typer, console: Console) -> None:
                 "the Markdown goes beside it (.md)."
             ),
         ] = None,
+        baseline: Annotated[
+            str | None,
+            typer.Option(
+                help="The system the 'vs baseline' columns compare with (default: human, else "
+                "the first system)."
+            ),
+        ] = None,
     ) -> None:
         """One table per benchmark across every run and model below RUNS_DIR, as HTML (sortable)
         and Markdown."""
         from taiwa.benchmarks import all_methods
         from taiwa.report.leaderboard import write_leaderboard
 
-        html_path, md_path = write_leaderboard(runs_dir, out, methods=all_methods())
+        html_path, md_path = write_leaderboard(
+            runs_dir, out, methods=all_methods(), baseline=baseline
+        )
         console.print(
             f"leaderboard: {escape(str(html_path))} and {escape(str(md_path))}",
             highlight=False,

@@ -52,10 +52,10 @@ def _same(runs: Sequence[RunData]) -> None:
                 raise TaiwaError(f"cannot pair {run.path} with {first.path}: {key} differ ({what})")
 
 
-def _labels(runs: Sequence[RunData]) -> list[list[str]]:
+def run_labels(runs: Sequence[RunData]) -> list[list[str]]:
     """Each run's systems as named in the comparison (``SYSTEM@RUN_DIR`` when a system is in
     more than one run)."""
-    systems = [list(r.config.get("systems") or r.summary["systems"]) for r in runs]
+    systems = [run_systems(r) for r in runs]
     seen: dict[str, int] = {}
     for names in systems:
         for s in names:
@@ -64,6 +64,11 @@ def _labels(runs: Sequence[RunData]) -> list[list[str]]:
         [f"{s}@{r.path.name}" if seen[s] > 1 else s for s in names]
         for r, names in zip(runs, systems, strict=True)
     ]
+
+
+def run_systems(run: RunData) -> list[str]:
+    """The run's systems, in its order."""
+    return list(run.config.get("systems") or run.summary["systems"])
 
 
 def _rows_of(run: RunData) -> Any:
@@ -107,10 +112,10 @@ def compare_runs(
     metrics = compared_metrics(method, options)
     if len(runs) > 1:
         metrics = [m for m in metrics if not m.relative]
-    labels = _labels(runs)
+    labels = run_labels(runs)
     values: dict[str, dict[str, dict[Any, Any]]] = {}
     for run, names in zip(runs, labels, strict=True):
-        systems = list(run.config.get("systems") or run.summary["systems"])
+        systems = run_systems(run)
         got = collect(metrics, systems, _rows_of(run))
         values.update({label: got[s] for s, label in zip(systems, names, strict=True)})
     every = [x for names in labels for x in names]
