@@ -24,7 +24,7 @@ from taiwa.harness.runner import run
 from taiwa.judges.win_rate import WinRate, points_of
 from taiwa.metrics import resample_memo
 from taiwa.metrics.stats import bootstrap_ci
-from taiwa.run_compare import compare_runs
+from taiwa.report.compare_runs import compare_runs
 
 
 def _run(out: Path, method: str, **cfg: object) -> dict[str, object]:

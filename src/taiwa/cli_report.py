@@ -94,7 +94,7 @@ def register(app: typer.Typer, console: Console) -> None:
         from taiwa.benchmarks import all_methods
         from taiwa.comparison_table import comparisons_table
         from taiwa.io import write_json
-        from taiwa.run_compare import compare_runs
+        from taiwa.report.compare_runs import compare_runs
 
         block = compare_runs(run_dirs, all_methods(), baseline=baseline)
         console.print(comparisons_table(block))

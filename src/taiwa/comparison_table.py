@@ -13,7 +13,7 @@ from typing import Any
 
 from rich.table import Table
 
-from taiwa.tables import clip, compact_table
+from taiwa.table_cells import clip, compact_table
 
 ARROW = {"higher": "↑", "lower": "↓"}
 HEADERS = ("pair", "metric", "a − b [95% CI]", "p Holm", "MDD", "n", "out")

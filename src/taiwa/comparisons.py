@@ -113,7 +113,7 @@ def compare_rows(
 ) -> dict[str, Any] | None:
     """The ``comparisons`` block of a run's rows (:func:`collect` then
     :func:`build_comparisons`), or ``None`` when there is nothing to pair (fewer than two
-    systems, no metric declared). The runner and :func:`taiwa.compare` both call it."""
+    systems, no metric declared). The runner and :func:`taiwa.api.compare` both call it."""
     if len(systems) < 2 or not metrics:
         return None
     return comparisons_of(collect(metrics, systems, rows), metrics, baseline=baseline, seed=seed)

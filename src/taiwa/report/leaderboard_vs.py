@@ -1,6 +1,6 @@
 """The leaderboard's "vs baseline" columns (issue 27): when a method's runs are on the same
-items with the same settings (:func:`taiwa.run_compare.compare_runs` pairs them), every row of
-the joined headline table gains, per compared metric, the paired difference of its system
+items with the same settings (:func:`taiwa.report.compare_runs.compare_runs` pairs them), every
+row of the joined headline table gains, per compared metric, the paired difference of its system
 against the baseline (``human`` when a run has it, else the first system of the first run),
 ``*`` when the Holm-corrected p is below α. Runs that cannot be paired get no columns (the
 table's caption says why)."""
@@ -35,7 +35,7 @@ def add_vs_baseline(
 ) -> None:
     """Add the columns to ``td`` in place: its rows are the headline rows of ``runs`` in order
     (each led by ``lead`` cells, the system's name in the next)."""
-    from taiwa.run_compare import compare_runs, run_labels, run_systems
+    from taiwa.report.compare_runs import compare_runs, run_labels, run_systems
 
     labels = run_labels(runs)
     every = [x for names in labels for x in names]

@@ -1,4 +1,4 @@
-"""``taiwa compare RUN_DIR...`` and :func:`taiwa.compare`: the paired comparisons of finished
+"""``taiwa compare RUN_DIR...`` and :func:`taiwa.api.compare`: the paired comparisons of finished
 runs on the same data (issue 27), e.g. systems run on different days.
 
 Each run's stage files are re-read (``config.json`` names them, ``stage_files``) and its systems'
