@@ -198,3 +198,22 @@ def test_summary_json_holds_the_block(tmp_path: Path) -> None:
     assert saved["comparisons"]["correction"] == "holm"
     config = json.loads((tmp_path / "r" / "config.json").read_text(encoding="utf-8"))
     assert config["stage_files"]["score"] == "scores.jsonl"
+
+
+def test_leaderboard_gains_vs_baseline_columns_and_the_api_compares(tmp_path: Path) -> None:
+    from taiwa.api import compare
+    from taiwa.report.leaderboard import write_leaderboard
+
+    runs = tmp_path / "runs"
+    _run(runs / "a", "da-response", models=["human"], limit=10)
+    _run(runs / "b", "da-response", models=["builtin:parrot"], limit=10)
+    _, md = write_leaderboard(runs, methods=all_methods())
+    text = md.read_text(encoding="utf-8")
+    assert "| vs human: WLCS | vs human: WED |" in text
+    block = compare(runs / "a", runs / "b", baseline="human")
+    [wed] = [r for r in block["rows"] if r["metric"] == "wed"]
+    cell = f"{wed['difference']['value']:+.3f}" + ("*" if wed["significant"] else "")
+    assert f"| {cell} |" in text and wed["better"] == "human"
+    _run(runs / "c", "da-response", models=["builtin:random"], limit=5)
+    _, md = write_leaderboard(runs, methods=all_methods())
+    assert "vs human" not in md.read_text(encoding="utf-8")  # other items: no pairing
