@@ -54,15 +54,17 @@ def _same(runs: Sequence[RunData]) -> None:
 
 def run_labels(runs: Sequence[RunData]) -> list[list[str]]:
     """Each run's systems as named in the comparison (``SYSTEM@RUN_DIR`` when a system is in
-    more than one run)."""
+    more than one run: the directory's name, or its whole path when two names are the same)."""
     systems = [run_systems(r) for r in runs]
     seen: dict[str, int] = {}
     for names in systems:
         for s in names:
             seen[s] = seen.get(s, 0) + 1
+    short = [r.path.name for r in runs]
+    where = short if len(set(short)) == len(short) else [str(r.path) for r in runs]
     return [
-        [f"{s}@{r.path.name}" if seen[s] > 1 else s for s in names]
-        for r, names in zip(runs, systems, strict=True)
+        [f"{s}@{at}" if seen[s] > 1 else s for s in names]
+        for at, names in zip(where, systems, strict=True)
     ]
 
 
