@@ -217,3 +217,20 @@ def test_leaderboard_gains_vs_baseline_columns_and_the_api_compares(tmp_path: Pa
     _run(runs / "c", "da-response", models=["builtin:random"], limit=5)
     _, md = write_leaderboard(runs, methods=all_methods())
     assert "vs human" not in md.read_text(encoding="utf-8")  # other items: no pairing
+
+
+def test_run_yaml_baseline_and_it_is_not_part_of_the_run_key(tmp_path: Path) -> None:
+    from taiwa.harness.config import resolve_config
+    from taiwa.harness.plan import prepare
+    from taiwa.harness.provenance import plan_key
+
+    path = tmp_path / "run.yaml"
+    path.write_text(
+        "method: intent\nmodels: [human, builtin:parrot]\nbaseline: human\n", encoding="utf-8"
+    )
+    cfg = resolve_config(path, {})
+    assert cfg.baseline == "human"
+    method = get_method("intent")
+    with_base = plan_key(prepare(cfg, method), {})
+    without = plan_key(prepare(cfg.model_copy(update={"baseline": None}), method), {})
+    assert with_base == without
