@@ -49,6 +49,7 @@ MAX_LINES = 400
 
 TOP_FLOOR = (
     "__main__",
+    "api",
     "cli",
     "cli_build",
     "cli_da",

@@ -43,15 +43,19 @@ def test_every_method_has_its_tables_and_figures(page: str) -> None:
     figures = {m: s.count("<figure>") for m, s in sections.items()}
     # da-response: breakdown (one per run); chitchat: win rates, ROUGE-L and single per
     # task, human ranks; da-distribution: acts, one lift heatmap per system (3), consistency;
-    # cohesion: shares, precision/recall, per-dialogue scatter; intent: accuracies, stability
+    # cohesion: shares, precision/recall, per-dialogue scatter; intent: accuracies, stability;
+    # + the forest plot of the paired comparisons in every run with two or more systems
     assert figures == {
-        "prompts": 1,
+        "prompts": 2,
         "da-response": 2,
-        "chitchat": 4,
-        "da-distribution": 5,
+        "chitchat": 5,
+        "da-distribution": 6,
         "cohesion": 3,
-        "intent": 2,
+        "intent": 3,
     }
+    for m in ("prompts", "chitchat", "da-distribution", "intent"):
+        assert "paired comparisons" in sections[m] and "paired differences a − b" in sections[m]
+    assert "paired comparisons" not in sections["cohesion"]
     for body in sections.values():
         assert "<table" in body and "<svg" in body and "</svg>" in body
     # the two da-response runs share their headline table: one table with both systems
@@ -342,15 +346,18 @@ def test_charts_fonts_and_legends_in_chromium(runs: dict[str, Path], page: str) 
             for name, title in (
                 ("acts", "act distribution per system"),
                 ("lift-parrot", "transition lift (seed 002 Fig. 2): builtin:parrot"),
+                ("forest", "paired differences a − b with 95 % CIs"),
             )
         }
-    assert len(charts) == 17  # as counted per method above
+    assert len(charts) == 21  # as counted per method above
     for c in charts:
         assert min(c["fonts"]) >= 7.95, (c["title"], min(c["fonts"]))
         for legend in c["legends"]:
             for axes in c["axes"]:
                 assert _overlap(legend, axes) < 1.0, (c["title"], legend, axes)
     assert sum(bool(c["legends"]) for c in charts) >= 8  # the charts with several series
+    forests = [c for c in charts if c["title"].startswith("paired differences")]
+    assert len(forests) == 4 and all(c["legends"] for c in forests)
     # the parrot only ever answers with one act: its panel holds lifts of exactly 1.0 (the
     # scale's white) and cells with no transition (grey hatching), both plainly visible
     pixels = _colours(shots["lift-parrot"])

@@ -49,15 +49,54 @@ def register(app: typer.Typer, console: Console) -> None:
                 "the Markdown goes beside it (.md)."
             ),
         ] = None,
+        baseline: Annotated[
+            str | None,
+            typer.Option(
+                help="The system the 'vs baseline' columns compare with (default: human, else "
+                "the first system)."
+            ),
+        ] = None,
     ) -> None:
         """One table per benchmark across every run and model below RUNS_DIR, as HTML (sortable)
         and Markdown."""
         from taiwa.benchmarks import all_methods
         from taiwa.report.leaderboard import write_leaderboard
 
-        html_path, md_path = write_leaderboard(runs_dir, out, methods=all_methods())
+        html_path, md_path = write_leaderboard(
+            runs_dir, out, methods=all_methods(), baseline=baseline
+        )
         console.print(
             f"leaderboard: {escape(str(html_path))} and {escape(str(md_path))}",
             highlight=False,
             soft_wrap=True,
         )
+
+    @app.command()
+    def compare(
+        run_dirs: Annotated[
+            list[Path],
+            typer.Argument(
+                help="Finished run directories of one method on the same items.",
+                show_default=False,
+            ),
+        ],
+        baseline: Annotated[
+            str | None,
+            typer.Option(help="Compare every other system against this one (default: every pair)."),
+        ] = None,
+        json_out: Annotated[
+            Path | None, typer.Option("--json", help="Also write the comparisons block here.")
+        ] = None,
+    ) -> None:
+        """Paired comparisons of the systems of finished runs (difference, 95 % CI, Holm p,
+        minimum detectable difference), as one joint run of them would print; refuses runs
+        on other items or settings."""
+        from taiwa.benchmarks import all_methods
+        from taiwa.comparison_table import comparisons_table
+        from taiwa.io import write_json
+        from taiwa.report.compare_runs import compare_runs
+
+        block = compare_runs(run_dirs, all_methods(), baseline=baseline)
+        console.print(comparisons_table(block))
+        if json_out is not None:
+            write_json(json_out, block)

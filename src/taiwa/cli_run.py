@@ -179,6 +179,10 @@ def register(app: typer.Typer, console: Console) -> None:
         seed: Annotated[
             int | None, typer.Option(help="Generation and bootstrap seed (default 0).")
         ] = None,
+        baseline: Annotated[
+            str | None,
+            typer.Option(help="Compare every other system against this one (default: every pair)."),
+        ] = None,
         cache_dir: Annotated[
             Path | None, typer.Option(help="Response cache (default ~/.cache/taiwa).")
         ] = None,
@@ -252,6 +256,7 @@ def register(app: typer.Typer, console: Console) -> None:
             "temperature": temperature,
             "max_tokens": max_tokens,
             "seed": seed,
+            "baseline": baseline,
             "cache_dir": cache_dir,
             "no_cache": no_cache,
             "prices": {

@@ -13,20 +13,25 @@ from typing import Any
 
 from rich.table import Table
 
-from taiwa.tables import clip, compact_table
+from taiwa.table_cells import clip, compact_table
 
 ARROW = {"higher": "↑", "lower": "↓"}
 HEADERS = ("pair", "metric", "a − b [95% CI]", "p Holm", "MDD", "n", "out")
 
 
-def _num(x: float, digits: int = 3, sign: bool = False) -> str:
-    if x != x:  # NaN
+def _missing(x: Any) -> bool:
+    """NaN in a fresh block, ``null`` in one read back from summary.json."""
+    return x is None or x != x
+
+
+def _num(x: float | None, digits: int = 3, sign: bool = False) -> str:
+    if x is None or x != x:
         return "–"
     return f"{x:+.{digits}f}" if sign else f"{x:.{digits}f}"
 
 
-def _p(x: float) -> str:
-    if x != x:
+def _p(x: float | None) -> str:
+    if x is None or x != x:
         return "–"
     return "<.001" if x < 0.001 else f"{x:.3f}"
 
@@ -36,7 +41,7 @@ def comparison_cells(row: Mapping[str, Any], digits: int = 3) -> dict[str, str]:
     escapes for its medium). ``out`` is ``only_a/only_b``; ``*`` marks a significant p."""
     d = row["difference"]
     ci = f"[{_num(d['ci_low'], digits, True)}, {_num(d['ci_high'], digits, True)}]"
-    diff = "–" if d["value"] != d["value"] else f"{_num(d['value'], digits, True)} {ci}"
+    diff = "–" if _missing(d["value"]) else f"{_num(d['value'], digits, True)} {ci}"
     return {
         "pair": f"{row['a']} − {row['b']}",
         "metric": f"{row['label']} {ARROW[row['direction']]}",

@@ -6,28 +6,33 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from rich import box
 from rich.markup import escape
 from rich.table import Table
 
 from taiwa.flags import flag_lines
+from taiwa.table_cells import CLIP, clip, compact_table
+
+__all__ = [
+    "CLIP",
+    "calls_table",
+    "ci_cell",
+    "clip",
+    "compact_table",
+    "confusion_table",
+    "da_distribution_table",
+    "da_sequence_table",
+    "lift_table",
+    "note_line",
+    "print_result",
+    "rouge_table",
+    "systems_table",
+]
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from taiwa.file_scoring import FileScores
     from taiwa.harness.runner import RunResult
-
-CLIP = 200
-"""Texts longer than this are cut in tables (the run directory keeps them whole): every cell
-that shows input text (a reply, an utterance, an id, a system or act name) goes through
-:func:`clip`, so rendering time stays bounded whatever the input holds."""
-
-
-def clip(text: str, limit: int = CLIP) -> str:
-    """``text`` cut to ``limit`` characters with an ellipsis, so tables stay bounded, and
-    escaped: a reply holding ``[/b]`` shows as typed instead of breaking rich's markup."""
-    return escape(text if len(text) <= limit else text[: limit - 1] + "…")
 
 
 def ci_cell(d: Mapping[str, Any] | None, digits: int = 3) -> str:
@@ -133,20 +138,6 @@ def note_line(note: str) -> str:
     return f"[yellow]note:[/yellow] {escape(note)}"
 
 
-def compact_table(title: str, caption: str | None = None) -> Table:
-    """A table with no vertical rules and no edge: a wide table (ten columns and more) still
-    fits an 80-column terminal."""
-    return Table(
-        title=title,
-        title_justify="left",
-        caption=caption,
-        box=box.SIMPLE_HEAD,
-        show_edge=False,
-        pad_edge=False,
-        collapse_padding=True,
-    )
-
-
 CALLS_CAPTION = (
     "req: requests the role's stages made (repair rounds included); hit: answered from the "
     "cache; sent: the rest, handed to the backend (req = hit + sent); own: HTTP requests the "
@@ -243,6 +234,10 @@ def print_result(console: Console, res: RunResult) -> None:
     s = res.summary
     for t in res.method.tables(s):
         console.print(t)
+    if s.get("comparisons"):
+        from taiwa.comparison_table import comparisons_table
+
+        console.print(comparisons_table(s["comparisons"]))
     for line in flag_lines(s):
         console.print(f"[bold yellow]{escape(line)}[/bold yellow]")
     if s["calls"]:

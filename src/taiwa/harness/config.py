@@ -40,6 +40,7 @@ class RunConfig(BaseModel):
     temperature: float = Field(0.0, ge=0, allow_inf_nan=False)
     max_tokens: int = Field(512, ge=1)
     seed: int = Field(0, ge=0)
+    baseline: str | None = None
     cache_dir: Path | None = None
     no_cache: bool = False
     prices: dict[str, tuple[float, float]] = Field(default_factory=dict)

@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict
 from taiwa.models.types import ChatRequest, ChatResponse, GenerationParams
 
 if TYPE_CHECKING:
+    from taiwa.comparisons import ComparedMetric
     from taiwa.harness.demo_spec import Demo
     from taiwa.report.runs import RunData
     from taiwa.report.section import Section
@@ -226,6 +227,24 @@ class Validator(Protocol):
     def tables(self, report: Mapping[str, Any]) -> list[Any]:
         """Terminal tables of a report."""
         ...
+
+
+class Compares(Protocol):
+    """Optional part of a :class:`Method` (issue 27): ``compared(options)`` declares the
+    per-item metrics (or statistics over shared items) its systems are compared on, each with
+    its direction (:class:`taiwa.comparisons.ComparedMetric`). A function, so statistic objects
+    are built only when a run aggregates. When a run has two or more systems the runner pairs
+    them on these (every pair, or each against ``--baseline``) and stores the ``comparisons``
+    block of ``summary.json``; the method re-implements no statistics. An empty sequence: the
+    method's systems share no items (say why in the method's docstring)."""
+
+    def compared(self, options: Any) -> Sequence[ComparedMetric]: ...
+
+
+def compared_metrics(method: Any, options: Any) -> list[ComparedMetric]:
+    """What ``method`` declares it compares (none when it has no ``compared``)."""
+    declare = getattr(method, "compared", None)
+    return list(declare(options)) if callable(declare) else []
 
 
 class Method(Protocol, Generic[S]):

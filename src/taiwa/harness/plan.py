@@ -119,6 +119,11 @@ def prepare(config: RunConfig, method: Method[Any]) -> Plan:
         seed=config.seed,
         systems=tuple(s for s in systems if s),
     )
+    if config.baseline is not None and config.baseline not in setup.systems:
+        raise TaiwaError(
+            f"--baseline {config.baseline}: not a system of this run "
+            f"({', '.join(setup.systems) or 'its systems come from the data'})"
+        )
     stages = list(m.stages(setup))
     calls = model_roles(stages, m, roles, systems)
     if not calls and (config.cache_dir or config.no_cache):

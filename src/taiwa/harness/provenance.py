@@ -67,6 +67,7 @@ def provenance(
         "options": plan.setup.options.model_dump(mode="json"),
         "roles": dict(plan.setup.roles),
         "systems": [s for s in plan.systems if s],
+        "stage_files": {st.name: st.output for st in plan.stages if st.output},
         "taiwa_version": __version__,
         "git_commit": _git_commit(),
         "models": {
@@ -101,7 +102,8 @@ def plan_key(plan: Plan, inputs: dict[str, str]) -> str:
     """The run's identity (:func:`run_key`) before any model is loaded."""
     return run_key(
         {
-            "config": plan.config.model_dump(mode="json"),
+            # --baseline only picks the reference of the comparisons: the same run
+            "config": plan.config.model_dump(mode="json", exclude={"baseline"}),
             "method": plan.method.name,
             "systems": [s for s in plan.systems if s],
             "roles": dict(plan.setup.roles),

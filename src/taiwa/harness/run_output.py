@@ -72,10 +72,17 @@ def close_cache(cache: ResponseCache | None) -> list[str]:
 
 
 def run_summary(
-    plan: Plan, store: RowStore, summary: Summary, pool: ModelPool, seconds: dict[str, float]
+    plan: Plan,
+    store: RowStore,
+    summary: Summary,
+    pool: ModelPool,
+    seconds: dict[str, float],
+    comparisons: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The content of ``summary.json``: status, per system (n, scored, failures per stage,
-    then the method's block), across systems, failures per stage, calls per role, seconds."""
+    then the method's block), across systems, the paired comparisons (when the run has two or
+    more systems: :func:`taiwa.comparisons.build_comparisons`), failures per stage, calls per
+    role, seconds."""
     failures: dict[str, int] = {}
     for st in plan.stages:
         lanes = [""] if st.across_systems else plan.systems
@@ -96,6 +103,7 @@ def run_summary(
                 },
             }
         systems[label] = {**head, **block}
+    extra = {"comparisons": comparisons} if comparisons is not None else {}
     return {
         "method": plan.method.name,
         "seed_paper": plan.method.seed,
@@ -103,6 +111,7 @@ def run_summary(
         "n_samples": len(plan.samples),
         "systems": systems,
         "across": summary.across,
+        **extra,
         "failures": failures,
         "calls": pool.stats(plan.config.prices),
         "seconds": seconds,

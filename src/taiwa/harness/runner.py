@@ -9,7 +9,9 @@
    and every call of every role through the response cache (a killed run resumes from it).
 3. Writing (:mod:`.run_output`, :mod:`.rundir`): the method aggregates while the stage files
    are joined; the run directory gets ``config.json``, one JSONL file per stage and
-   ``summary.json`` (per system, across systems, calls per role, failures, seconds).
+   ``summary.json`` (per system, across systems, calls per role, failures, seconds) and,
+   with two or more systems, the paired ``comparisons`` of the metrics the method declares
+   (``Method.compared``; ``--baseline`` picks the reference).
 
 The runner is handed the method object (the CLI resolves the name through the registry); it
 never imports a method package.
@@ -24,11 +26,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from taiwa.comparisons import compare_rows
 from taiwa.errors import TaiwaError
 from taiwa.harness.chunk_run import check_models, progress_bars, run_stages
 from taiwa.harness.collector import collector_paused
 from taiwa.harness.config import RunConfig
-from taiwa.harness.method import HUMAN, Method, Results
+from taiwa.harness.method import HUMAN, Method, Results, compared_metrics
 from taiwa.harness.plan import Plan, plan_models, prepare
 from taiwa.harness.pool import ModelPool
 from taiwa.harness.provenance import input_files, plan_key, provenance
@@ -120,8 +123,18 @@ def execute(
                 summary = plan.method.aggregate(plan.samples, results, plan.setup)
                 summary.notes.extend(closing() or [])
                 seconds["aggregate"] = round(time.perf_counter() - start, 3)
+                start = time.perf_counter()
+                comparisons = compare_rows(
+                    compared_metrics(plan.method, plan.setup.options),
+                    results.systems,
+                    results.ok,
+                    baseline=cfg.baseline,
+                    seed=plan.setup.seed,
+                )
+                if comparisons is not None:
+                    seconds["comparisons"] = round(time.perf_counter() - start, 3)
                 seconds["total"] = round(time.perf_counter() - t0, 3)
-                out = run_summary(plan, store, summary, pool, seconds)
+                out = run_summary(plan, store, summary, pool, seconds, comparisons)
                 config = provenance(plan, pool, cache_dir if cache is not None else None, inputs)
                 write_outputs(plan.out, config, out, summary.files, before_summary=writing)
         finally:

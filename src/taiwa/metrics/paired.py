@@ -201,11 +201,14 @@ def difference_tests(
     n_resamples: int = N_RESAMPLES,
     n_permutations: int = N_PERMUTATIONS,
     confidence: float = 0.95,
+    known: Sequence[np.ndarray | None] | None = None,
 ) -> list[PairedDifference]:
     """:func:`paired_difference` for each column of ``d`` (n shared items × m comparisons of
     per-item differences ``a − b``), with one set of bootstrap resamples and sign flips for all
     columns: each column's result is what it would get alone. ``counts`` (one per column) say
-    how many items each side scored alone (default: none)."""
+    how many items each side scored alone (default: none). ``known[j]``: column j's resampled
+    means when already at hand (the difference of two remembered ones,
+    :mod:`taiwa.metrics.resample_memo`); only the other columns are resampled."""
     d = np.asarray(d, dtype=float)
     if d.ndim != 2:
         raise ValueError(f"difference_tests: d must be items × comparisons, got shape {d.shape}")
@@ -219,7 +222,12 @@ def difference_tests(
         ]
     means = d.mean(axis=0)
     sd = d.std(axis=0, ddof=1) if n > 1 else np.full(m, np.nan)
-    stats = resampled_means(d, n_resamples, seed)
+    todo = [j for j in range(m) if known is None or known[j] is None]
+    stats = np.empty((n_resamples, m))
+    if todo:
+        stats[:, todo] = resampled_means(d[:, todo], n_resamples, seed)
+    for j in set(range(m)) - set(todo):
+        stats[:, j] = known[j]  # type: ignore[index]
     p, test = _sign_flip_p(d, n_permutations, seed)
     return [
         PairedDifference(

@@ -16,6 +16,8 @@ from typing import Any, Literal, TypeVar
 
 import numpy as np
 
+from taiwa.metrics.resample_memo import remember
+
 T = TypeVar("T")
 H = TypeVar("H", bound=Hashable)
 
@@ -72,6 +74,7 @@ def bootstrap_ci(
             for start in range(0, n_resamples, step):
                 k = min(step, n_resamples - start)
                 stats[start : start + k] = arr[rng.integers(0, n, size=(k, n))].mean(axis=1)
+        remember(arr, n_resamples, seed, stats)
     else:
         point = float(statistic(values))
         stats = np.array(

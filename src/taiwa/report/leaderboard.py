@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from taiwa.report.html import esc, join, tag
+from taiwa.report.leaderboard_vs import add_vs_baseline
 from taiwa.report.page import CSS
 from taiwa.report.rich_html import (
     TableData,
@@ -45,10 +46,11 @@ rows.forEach(r=>b.appendChild(r))})})});
 
 
 def headline_tables(
-    runs: Sequence[RunData], methods: Sequence[Method[Any]]
+    runs: Sequence[RunData], methods: Sequence[Method[Any]], baseline: str | None = None
 ) -> list[tuple[str, TableData]]:
     """Per method (in the order of ``methods``: the registry's), the runs' headline tables
-    joined where their columns are the same, each row led by its run directory."""
+    joined where their columns are the same, each row led by its run directory; runs on the
+    same items gain "vs baseline" columns (:mod:`taiwa.report.leaderboard_vs`)."""
     from rich.table import Table
 
     groups: dict[tuple[str, tuple[str, ...]], list[tuple[RunData, TableData]]] = {}
@@ -65,12 +67,19 @@ def headline_tables(
         joined = join_tables([str(r.path) for r, _ in tds], [td for _, td in tds])
         note = item_sets_note([r for r, _ in tds])
         joined.caption = "\n".join(x for x in (note, joined.caption) if x)
+        if not note:  # the same items: paired differences against a baseline
+            lead = len(joined.headers) - len(tds[0][1].headers)
+            add_vs_baseline(joined, [r for r, _ in tds], methods, lead, baseline)
         out.append((name, joined))
     return out
 
 
 def write_leaderboard(
-    runs_dir: Path, out: Path | None = None, *, methods: Sequence[Method[Any]]
+    runs_dir: Path,
+    out: Path | None = None,
+    *,
+    methods: Sequence[Method[Any]],
+    baseline: str | None = None,
 ) -> tuple[Path, Path]:
     """``leaderboard.html`` and ``leaderboard.md`` of the runs of ``methods`` (the registry's,
     handed down by the CLI) below ``runs_dir`` (written there unless ``out`` names the HTML
@@ -78,7 +87,7 @@ def write_leaderboard(
     from taiwa.io import atomic_open
 
     runs = [load_run(p) for p in find_runs([runs_dir])]
-    tables = headline_tables(runs, methods)
+    tables = headline_tables(runs, methods, baseline)
     made = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     body: list[Html] = []
     md = [f"# taiwa leaderboard\n\n{len(runs)} run(s) below `{runs_dir}`, written {made}.\n"]

@@ -168,6 +168,14 @@ def method_html(method: Method[Any], runs: Sequence[RunData], counter: list[int]
     for run, (tables, section) in zip(runs, rendered, strict=True):
         parts.append(tag("h3", f"run {run.path}", id=f"run-{counter[0]}"))
         parts += [renderable_html(t) for t in tables]
+        block = run.summary.get("comparisons")
+        if block:
+            from taiwa.comparison_table import comparisons_table
+            from taiwa.report.forest import forest_figure
+
+            parts.append(tag("h4", "paired comparisons"))
+            parts.append(renderable_html(comparisons_table(block)))
+            section.figures.insert(0, forest_figure(block))
         if section.figures:
             figs, undrawn = [], []
             for fig in section.figures:

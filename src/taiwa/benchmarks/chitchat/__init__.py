@@ -27,6 +27,7 @@ from taiwa.harness.options import comma_list
 
 if TYPE_CHECKING:
     from taiwa.benchmarks.chitchat.dataset import ChitchatItem
+    from taiwa.comparisons import ComparedMetric
     from taiwa.harness.demo_spec import Demo
     from taiwa.harness.method import Stage
     from taiwa.report.runs import RunData
@@ -160,6 +161,30 @@ class ChitchatMethod:
                 )
             )
         return stages
+
+    def compared(self, options: ChitchatOptions) -> list[ComparedMetric]:
+        """Per item: ROUGE-L of the extracted reply and the single judge's rating (when the run
+        has a judge); the pairwise judge's win rate as a statistic over shared items (pooled
+        points / pairs, :class:`taiwa.judges.win_rate.WinRate`)."""
+        from taiwa.comparisons import ComparedMetric
+        from taiwa.judges.win_rate import WinRate, points_of
+
+        return [
+            ComparedMetric("rougeL", "ROUGE-L", "higher", "extract", "rougeL"),
+            ComparedMetric("single", "judge 1-10", "higher", "single_judge", "rating"),
+            ComparedMetric(
+                "win_rate",
+                "win rate",
+                "higher",
+                "pairwise_judge",
+                "pairs",
+                kind="statistic",
+                statistic=WinRate(),
+                read=points_of,
+                across=True,
+                relative=True,
+            ),
+        ]
 
     def aggregate(self, samples: Iterable[Any], results: Results, setup: Setup) -> Summary:
         from taiwa import flags

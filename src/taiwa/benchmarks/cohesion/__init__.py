@@ -23,6 +23,7 @@ from taiwa.harness.method import Results, Setup, Summary
 from taiwa.harness.options import comma_list
 
 if TYPE_CHECKING:
+    from taiwa.comparisons import ComparedMetric
     from taiwa.harness.demo_spec import Demo
     from taiwa.harness.method import Stage
     from taiwa.report.runs import RunData
@@ -99,6 +100,12 @@ class CohesionMethod:
             )
 
         return [LocalStage("score", score, output="scores.jsonl")]
+
+    def compared(self, options: CohesionOptions) -> list[ComparedMetric]:
+        """Nothing: each dialogue is scored for the one agent it was collected with (the
+        systems come from the data), so no two systems share an item to pair on; comparing
+        agents here would need an unpaired test."""
+        return []
 
     def aggregate(self, samples: Iterable[Any], results: Results, setup: Setup) -> Summary:
         from taiwa.benchmarks.cohesion.scoring import summarize

@@ -27,6 +27,7 @@ from taiwa.harness.options import comma_list
 
 if TYPE_CHECKING:
     from taiwa.benchmarks.da_distribution.dataset import ContextItem
+    from taiwa.comparisons import ComparedMetric
     from taiwa.harness.demo_spec import Demo
     from taiwa.harness.method import Stage
     from taiwa.models.types import ChatMessage
@@ -187,6 +188,42 @@ class DADistributionMethod:
             else TagStage(checked, taxonomy, **kw)
         )
         return [GenerateStage(messages, setup.params), tag]
+
+    def compared(self, options: DADistributionOptions) -> list[ComparedMetric]:
+        """DAE and DAMI (seed 002 App. C) as statistics over shared contexts: a context counts
+        for a pair when both systems' replies were tagged (DAMI: and the context has a previous
+        act). Distinct-n is not compared: a corpus n-gram count, recomputed per resample it
+        would cost more than the whole aggregate."""
+        from taiwa.comparisons import ComparedMetric
+        from taiwa.metrics.paired import ActEntropy, ActMutualInformation
+
+        def act_pair(row: Mapping[str, Any], system: str) -> tuple[str, str] | None:
+            act, prev = row.get("acts", {}).get(system), row.get("prev_act")
+            return None if act is None or prev is None else (prev, act)
+
+        return [
+            ComparedMetric(
+                "dae",
+                "DAE",
+                "higher",
+                "tag",
+                "acts.{system}",
+                kind="statistic",
+                statistic=ActEntropy(),
+                across=True,
+            ),
+            ComparedMetric(
+                "dami",
+                "DAMI",
+                "higher",
+                "tag",
+                "acts.{system}",
+                kind="statistic",
+                statistic=ActMutualInformation(),
+                read=act_pair,
+                across=True,
+            ),
+        ]
 
     def aggregate(self, samples: Iterable[Any], results: Results, setup: Setup) -> Summary:
         from taiwa.benchmarks.da_distribution import summary as s

@@ -22,6 +22,7 @@ from taiwa.harness.method import Role, Setup, Summary
 
 if TYPE_CHECKING:
     from taiwa.benchmarks.da_response.dataset import DAResponseItem
+    from taiwa.comparisons import ComparedMetric
     from taiwa.harness.demo_spec import Demo
     from taiwa.harness.method import Results, Stage
     from taiwa.models.types import ChatMessage
@@ -157,6 +158,15 @@ class DAResponseMethod:
                 setup.roles["annotator"], o.annotator_attempts, o.annotator_max_tokens, setup.seed
             ),
             LocalStage("score", score_reply, output="scores.jsonl"),
+        ]
+
+    def compared(self, options: DAResponseOptions) -> list[ComparedMetric]:
+        """Per item: WLCS (higher is better) and WED (lower is better) of seed 000 Table 1."""
+        from taiwa.comparisons import ComparedMetric
+
+        return [
+            ComparedMetric("wlcs", "WLCS", "higher", "score", "wlcs"),
+            ComparedMetric("wed", "WED", "lower", "score", "wed"),
         ]
 
     def aggregate(self, samples: Iterable[Any], results: Results, setup: Setup) -> Summary:

@@ -22,6 +22,7 @@ from taiwa.harness.method import Results, Setup, Summary
 
 if TYPE_CHECKING:
     from taiwa.benchmarks.intent.dataset import IntentItem
+    from taiwa.comparisons import ComparedMetric
     from taiwa.harness.demo_spec import Demo
     from taiwa.harness.method import Role, Stage
     from taiwa.models.types import ChatMessage
@@ -87,6 +88,32 @@ class IntentMethod:
         return [
             GenerateStage(messages, setup.params),
             LocalStage("score", score_answer, output="scores.jsonl"),
+        ]
+
+    def compared(self, options: IntentOptions) -> list[ComparedMetric]:
+        """Per item: correct or not (seed 004 Table 1's accuracy), overall and on the
+        context-dependent and context-independent items."""
+        from taiwa.comparisons import ComparedMetric
+
+        def split(dependent: bool) -> Any:
+            def read(row: Mapping[str, Any], system: str) -> Any:
+                return row.get("correct") if row.get("dependent") is dependent else None
+
+            return read
+
+        return [
+            ComparedMetric("accuracy", "accuracy", "higher", "score", "correct"),
+            ComparedMetric(
+                "accuracy_dependent", "acc. dep.", "higher", "score", "correct", read=split(True)
+            ),
+            ComparedMetric(
+                "accuracy_independent",
+                "acc. indep.",
+                "higher",
+                "score",
+                "correct",
+                read=split(False),
+            ),
         ]
 
     def aggregate(self, samples: Iterable[Any], results: Results, setup: Setup) -> Summary:

@@ -16,6 +16,7 @@ from taiwa.harness.method import NoOptions, Results, Setup, Summary, Upstream
 
 if TYPE_CHECKING:
     from taiwa.benchmarks.prompts.dataset import PromptSample
+    from taiwa.comparisons import ComparedMetric
     from taiwa.harness.demo_spec import Demo
     from taiwa.harness.method import Stage
     from taiwa.report.runs import RunData
@@ -77,6 +78,16 @@ class PromptsMethod:
         return [
             GenerateStage(lambda s: s.chat(), setup.params),
             LocalStage("score", score_reply, output="scores.jsonl"),
+        ]
+
+    def compared(self, options: NoOptions) -> list[ComparedMetric]:
+        """Per item: the Japanese share of the reply and, with references, its ROUGE-L (both
+        higher is better; the length has no better direction)."""
+        from taiwa.comparisons import ComparedMetric
+
+        return [
+            ComparedMetric("japanese_share", "JA share", "higher", "score", "japanese_share"),
+            ComparedMetric("rougeL", "ROUGE-L", "higher", "score", "rougeL"),
         ]
 
     def aggregate(self, samples: Iterable[Any], results: Results, setup: Setup) -> Summary:
