@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
 from taiwa.errors import TaiwaError
 from taiwa.harness.config import RunConfig
 from taiwa.harness.method import HUMAN, SYSTEM, Method, Setup, Stage
@@ -103,6 +105,32 @@ def plan_models(plan: Plan) -> list[tuple[str, str]]:
     return model_roles(plan.stages, plan.method, plan.setup.roles, plan.systems)
 
 
+def _differs(
+    config: RunConfig,
+    method: Method[Any],
+    options: BaseModel,
+    roles: Mapping[str, str],
+    data_path: Path,
+) -> dict[str, Any]:
+    """What sets this run apart from the method's defaults (for its directory's name): options
+    and roles that are not the defaults, another dataset when the systems are named apart
+    from it, the sample limit and generation parameters."""
+    out: dict[str, Any] = {}
+    defaults = options.model_construct().model_dump(mode="json")
+    for key, value in options.model_dump(mode="json").items():
+        if key not in defaults or value != defaults[key]:
+            out[key] = value
+    declared = {r.name: r.default for r in method.roles}
+    out |= {k: v for k, v in roles.items() if v != declared.get(k)}
+    if method.takes_systems and data_path != method.default_data().resolve():
+        out["data"] = data_path.stem
+    base = RunConfig(method=config.method)
+    for key in ("limit", "temperature", "max_tokens", "seed"):
+        if getattr(config, key) != getattr(base, key):
+            out[key] = getattr(config, key)
+    return out
+
+
 def prepare(config: RunConfig, method: Method[Any]) -> Plan:
     """Validate the whole run of ``method`` (one-line errors) without calling any model."""
     m = method
@@ -130,5 +158,7 @@ def prepare(config: RunConfig, method: Method[Any]) -> Plan:
     samples = SampleSource(lambda: m.load(data_path, options), config.limit, chunk)
     if not len(samples):
         raise TaiwaError(f"{data_path}: no samples to evaluate")
-    out = config.out or default_run_dir(m.name, systems, data_path)
+    out = config.out or default_run_dir(
+        m.name, systems, data_path, _differs(config, m, options, roles, data_path)
+    )
     return Plan(config, m, setup, systems, data_path, samples, stages, out)
