@@ -243,7 +243,14 @@ def register(app: typer.Typer, console: Console) -> None:
             "cache_dir": cache_dir,
             "no_cache": no_cache,
         }
-        cfg = resolve_config(config, overrides)
+        shorthands = {
+            f"roles.{name}": f"--{name}"
+            for name, value in zip(ROLE_SHORTHANDS, (annotator, judge, tagger, asr), strict=True)
+            if value is not None
+        }
+        if input_mode is not None:
+            shorthands["options.input_mode"] = "--input-mode"
+        cfg = resolve_config(config, overrides, shorthands)
         plan = prepare(cfg, get_method(cfg.method))
         allowed = _allowed(max_failures, len(plan.samples))
         res = execute(plan, show_progress=not quiet, overwrite=overwrite)

@@ -9,7 +9,8 @@ The method comes from the caller: the CLI resolves its name through the registry
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,7 +41,24 @@ class Plan:
     out: Path
 
 
-def _resolve_roles(method: Method[Any], given: Mapping[str, str]) -> dict[str, str]:
+def _named(config: RunConfig, key: str, default: str) -> Callable[[], AbstractContextManager[None]]:
+    """A context in which a one-line error is prefixed with how the user wrote ``key`` (e.g.
+    ``--judge``, ``-m``, ``run.yaml: field 'roles.judge'``)."""
+    where = config.given_as(key) or default
+
+    @contextmanager
+    def named() -> Iterator[None]:
+        try:
+            yield
+        except TaiwaError as exc:
+            raise TaiwaError(f"{where}: {exc}") from None
+
+    return named
+
+
+def _resolve_roles(
+    method: Method[Any], given: Mapping[str, str], config: RunConfig
+) -> dict[str, str]:
     declared = {r.name: r for r in method.roles}
     for name in given:
         if name not in declared:
@@ -59,12 +77,15 @@ def _resolve_roles(method: Method[Any], given: Mapping[str, str]) -> dict[str, s
         if role.is_model(spec):
             if not role.models:
                 raise TaiwaError(f"--role {name}={shown(spec)} is not a {name} here: {role.help}")
-            ModelSpec.parse(spec)
+            with _named(config, f"roles.{name}", f"--role {name}")():
+                ModelSpec.parse(spec)
         out[name] = spec
     return out
 
 
-def _resolve_systems(method: Method[Any], models: Sequence[str]) -> list[str]:
+def _resolve_systems(
+    method: Method[Any], models: Sequence[str], named: Callable[[], AbstractContextManager[None]]
+) -> list[str]:
     if not method.takes_systems:
         if models:
             raise TaiwaError(
@@ -79,7 +100,8 @@ def _resolve_systems(method: Method[Any], models: Sequence[str]) -> list[str]:
             raise TaiwaError(f"--model {spec} is given twice")
         seen.add(spec)
         if spec != HUMAN:
-            ModelSpec.parse(spec)
+            with named():
+                ModelSpec.parse(spec)
     return list(models)
 
 
@@ -134,9 +156,11 @@ def _differs(
 def prepare(config: RunConfig, method: Method[Any]) -> Plan:
     """Validate the whole run of ``method`` (one-line errors) without calling any model."""
     m = method
-    options = parse_options(m.name, m.options, config.options)
-    roles = _resolve_roles(m, config.roles)
-    systems = _resolve_systems(m, config.models)
+    options = parse_options(
+        m.name, m.options, config.options, lambda key: config.given_as(f"options.{key}")
+    )
+    roles = _resolve_roles(m, config.roles, config)
+    systems = _resolve_systems(m, config.models, _named(config, "models", "--model"))
     setup = Setup(
         options=options,
         roles=roles,
