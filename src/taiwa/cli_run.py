@@ -151,7 +151,11 @@ def register(app: typer.Typer, console: Console) -> None:
             Path | None, typer.Option(help="Dataset file (default: the bundled sample).")
         ] = None,
         out: Annotated[
-            Path | None, typer.Option(help="Run directory (default: runs/METHOD/SYSTEMS).")
+            Path | None,
+            typer.Option(
+                help="Run directory (default: runs/METHOD/SYSTEMS, then ,KEY=VALUE for each "
+                "setting that is not the default)."
+            ),
         ] = None,
         config: Annotated[
             Path | None, typer.Option("--config", help="run.yaml with the same settings.")
