@@ -163,7 +163,7 @@ def _run_in_order(tmp: Path, commands: list[str]) -> None:
             env=env,
             capture_output=True,
             text=True,
-            timeout=1800,
+            timeout=3600,
         )
         assert r.returncode == 0, f"`{command}` exited {r.returncode}:\n{r.stderr[-2000:]}"
         assert "Traceback" not in r.stderr, command
@@ -187,6 +187,7 @@ def test_offline_readme_commands_run_verbatim_in_order(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(7200)  # the demo LLM on every bundled set (its replies cached once)
 def test_all_runnable_readme_commands_run_verbatim_in_order(tmp_path: Path) -> None:
     """Every runnable README command, those calling the embedded demo LLM included, in the
     README's order in one fresh directory (slow on a small CPU: the demo LLM)."""
