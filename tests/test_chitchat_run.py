@@ -290,3 +290,28 @@ def test_a_forfeit_is_no_win_and_a_constant_rating_is_flagged(tmp_path: Path) ->
     assert "forfeits +6 −0" in out and "no pair judged: the judge decided no pair" in out
     assert "judge order-flip rate no pair judged (n=0 pairs)" in out
     assert "the judge gave rating 5 to 6 of 6 replies" in out
+    from taiwa.benchmarks.chitchat.tables import automatic_table, judge_lines
+
+    table = automatic_table(s)
+    single = dict(zip(table.columns[0]._cells, table.columns[2]._cells, strict=True))
+    assert "⚑" not in str(single["human"])  # the judge is flagged, not human
+    assert "⚑" in str(single["builtin:parrot"]) or single["builtin:parrot"] == "–"
+    q, constant = s["across"]["judge_quality"], True
+    assert [str(t) for t in judge_lines(q, constant=constant)][-1].endswith("(n=6) ⚑")
+
+
+def test_a_judge_whose_every_judgment_fails_still_renders(tmp_path: Path) -> None:
+    """Issue 24: `--judge builtin:fixed` reads no judgment (exit 1); the run's tables and
+    `taiwa report` on it render (ρ of a constant ranking is undefined, said so), not a
+    format error."""
+    out, cache = tmp_path / "run", tmp_path / "c"
+    systems = ["-m", "builtin:eliza", "-m", "builtin:fixed", "-m", "builtin:parrot"]
+    args = ["run", "chitchat", *systems, "--judge", "builtin:fixed", "-o", "per_task=3"]
+    r = taiwa(*args, "--out", str(out), "--cache-dir", str(cache), "-q")
+    code, stdout, err = r.returncode, r.stdout, r.stderr
+    assert code == 1 and "failed sample(s) exceed" in stdout, err
+    assert "Traceback" not in err and "NoneType" not in stdout + err
+    assert "undefined: a ranking is constant" in stdout
+    r = taiwa("report", str(out), "--out", str(tmp_path / "r.html"))
+    assert r.returncode == 0, r.stderr
+    assert "undefined: a ranking is constant" in (tmp_path / "r.html").read_text(encoding="utf-8")

@@ -176,3 +176,53 @@ def test_score_dami_notes_a_biased_estimate_at_small_n(tmp_path: Path) -> None:
     assert "human dami: n=5 < 50" in " ".join(r.stderr.split())
     full = taiwa("score", "dami", str(TAGS))
     assert "human dami:" not in " ".join(full.stderr.split())
+
+
+def test_boolean_flags_are_shown_as_flags() -> None:
+    """Issue 24 point 9: `--overwrite` takes no value, so help shows no `<bool>` beside it."""
+    for args in (["run", "--help"], ["score", "dami", "--help"], ["da", "train", "--help"]):
+        r = taiwa(*args)
+        assert r.returncode == 0, r.stderr
+        assert "<bool>" not in r.stdout, args
+    r = taiwa("run", "--help")
+    line = next(x for x in r.stdout.splitlines() if "--overwrite" in x)
+    assert "Replace a run directory" in line
+    assert "<int>" in next(x for x in r.stdout.splitlines() if "--limit" in x)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--limit", "-1"], "--limit: input should be greater than or equal to 1 (got -1)"),
+        (["--max-tokens", "0"], "--max-tokens: input should be"),
+        (["--concurrency", "0"], "--concurrency: input should be"),
+        (["--retry-window", "-1"], "--retry-window: input should be"),
+        (["-o", "distance=0"], "option 'distance' of cohesion (-o distance):"),
+        (["-o", "nosuch=1"], "cohesion has no option 'nosuch' (-o nosuch)"),
+        (["--input-mode", "audio"], "cohesion has no option 'input_mode' (--input-mode)"),
+    ],
+)
+def test_errors_name_the_flag_typed(args: list[str], message: str) -> None:
+    """Issue 24 point 9: a bad value names the flag the user typed, not a config field."""
+    r = taiwa("run", "cohesion", *args)
+    assert r.returncode == 2 and message in r.stderr, r.stderr
+    assert "field '" not in r.stderr and "Traceback" not in r.stderr
+
+
+def test_errors_name_the_role_flag_or_the_file_field(tmp_path: Path) -> None:
+    r = taiwa("run", "chitchat", "-m", "builtin:eliza", "--judge", "nope:x")
+    assert r.returncode == 2 and "error: --judge: bad model spec 'nope:x'" in r.stderr
+    r = taiwa("run", "chitchat", "-m", "nope:x")
+    assert r.returncode == 2 and "error: --model: bad model spec 'nope:x'" in r.stderr
+    cfg = tmp_path / "run.yaml"
+    cfg.write_text("method: cohesion\nlimit: 0\noptions:\n  distance: 0\n", encoding="utf-8")
+    r = taiwa("run", "--config", str(cfg))
+    assert r.returncode == 2 and f"{cfg}: field 'limit'" in r.stderr
+    r = taiwa("run", "--config", str(cfg), "--limit", "3")
+    assert r.returncode == 2 and f"({cfg}: field 'options.distance')" in r.stderr
+    r = taiwa("run", "--config", str(cfg), "--limit", "3", "-o", "distance=-1")
+    assert r.returncode == 2 and "(-o distance)" in r.stderr
+    r = taiwa(
+        "build", "cooccurrence", str(cfg), "--out", str(tmp_path / "p.parquet"), "--window", "0"
+    )
+    assert r.returncode == 2 and "--window: " in r.stderr

@@ -22,6 +22,7 @@ from taiwa.errors import TaiwaError
 from taiwa.harness.config import RunConfig
 from taiwa.harness.demo_spec import Demo
 from taiwa.harness.method import Results, Retry, Role, Row, Setup, StageBase, Summary
+from taiwa.harness.rundir import default_run_dir
 from taiwa.harness.runner import prepare, run
 from taiwa.harness.stages import GenerateStage
 from taiwa.models.types import ChatMessage, ChatRequest, ChatResponse, GenerationParams
@@ -203,6 +204,48 @@ def test_roles_and_systems_are_validated_before_any_call(tmp_path: Path) -> None
             prepare(RunConfig.model_validate({**base, **over}), method=method)
 
 
+def test_default_run_directory_names_what_differs(tmp_path: Path) -> None:
+    """Two runs that differ in an option, role, dataset, limit or parameter get two default
+    directories (issue 24 point 6); the defaults add nothing, a long name ends in a hash."""
+    cohesion, prompts = get_method("cohesion"), get_method("prompts")
+
+    def out(method: Any, **over: Any) -> str:
+        return prepare(
+            RunConfig.model_validate({"method": method.name, **over}), method
+        ).out.as_posix()
+
+    assert out(cohesion) == "runs/cohesion/dialogues"
+    assert out(cohesion, options={"distance": "3"}) == "runs/cohesion/dialogues"  # the default
+    assert (
+        out(cohesion, options={"resource": "vectors:0.7", "distance": "2"})
+        == "runs/cohesion/dialogues,distance=2,resource=vectors_0.7"
+    )
+    assert out(cohesion, options={"conditions": "a,b"}) == "runs/cohesion/dialogues,conditions=a+b"
+    p = {"models": ["builtin:parrot"]}
+    data = tmp_path / "sub" / "mine.jsonl"
+    data.parent.mkdir()
+    data.write_text(prompts.default_data().read_text(encoding="utf-8"), encoding="utf-8")
+    names = [
+        out(prompts, **p),
+        out(prompts, **p, limit=2),
+        out(prompts, **p, seed=3),
+        out(prompts, **p, temperature=0.5, max_tokens=64),
+        out(prompts, **p, data=data),
+    ]
+    assert names == [
+        "runs/prompts/builtin_parrot",
+        "runs/prompts/builtin_parrot,limit=2",
+        "runs/prompts/builtin_parrot,seed=3",
+        "runs/prompts/builtin_parrot,max_tokens=64,temperature=0.5",
+        "runs/prompts/builtin_parrot,data=mine",
+    ]
+    many = {f"option_{k}": "value" * 4 for k in range(8)}
+    a = default_run_dir("prompts", ["builtin:parrot"], data, many)
+    b = default_run_dir("prompts", ["builtin:parrot"], data, {**many, "option_7": "other"})
+    assert len(a.name) == len(b.name) == 100 and a != b
+    assert a.name.startswith("builtin_parrot,option_0=valuevalue")
+
+
 def test_several_systems_one_run_directory(tmp_path: Path) -> None:
     cfg = RunConfig(
         method="prompts",
@@ -216,7 +259,7 @@ def test_several_systems_one_run_directory(tmp_path: Path) -> None:
     assert s["systems"]["builtin:parrot"]["rouge1"]["value"] < 1.0
     rows = [json.loads(x) for x in (tmp_path / "run" / "scores.jsonl").read_text().splitlines()]
     assert len(rows) == 3 * 8 and {r["system"] for r in rows} == set(s["systems"])
-    assert set(s["seconds"]) == {"generate", "score", "aggregate", "total"}
+    assert set(s["seconds"]) == {"generate", "score", "aggregate", "comparisons", "total"}
 
 
 def test_list_and_method_help() -> None:

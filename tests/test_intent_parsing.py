@@ -98,6 +98,15 @@ ACCEPTED: list[tuple[str, list[str], int]] = [
     ("1です。2人分の席の話はしていません。", CLOCK, 0),
     ("「2人分の席を取ってほしい」です", CLOCK, 1),
     ("答えは3です。3時の待ち合わせの話ではありません。", CLOCK, 2),
+    # a hesitation that ends in a decision: the last explicit decision wins
+    ("1と2で迷いましたが、2にします", OPTIONS, 1),
+    ("1か2で迷いましたが、答えは2です。", OPTIONS, 1),
+    ("1と3で悩みましたが、最終的に3を選びます。", OPTIONS, 2),
+    ("2か3か。答えは3にします。", OPTIONS, 2),
+    ("I was torn between 1 and 2, but I will choose 2.", OPTIONS, 1),
+    # a clear choice, another option only named as possible: the choice stands
+    ("2だと思いますが、1の可能性もあります。", OPTIONS, 1),
+    ("1や3の可能性もありますが、2が正解です。", OPTIONS, 1),
 ]
 
 REFUSED: list[tuple[str, list[str]]] = [
@@ -124,6 +133,13 @@ REFUSED: list[tuple[str, list[str]]] = [
     ("1〜4の中から選ぶのは難しいです。", OPTIONS),
     ("選択肢7", OPTIONS),
     ("The answer is a polite request.", OPTIONS),
+    # a hedge or hesitation with no single decision stays refused
+    ("1と2で迷いましたが、答えは1か2です。", OPTIONS),
+    ("2と3で迷いましたが、5にします。", OPTIONS),
+    ("2か3か迷います。", OPTIONS),
+    ("2だと思いますが、3かもしれません。", OPTIONS),
+    ("1の可能性もあります。", OPTIONS),
+    ("1と2のどちらかですが、2の可能性もあります。", OPTIONS),
 ]
 
 

@@ -12,6 +12,7 @@ from rich.table import Table
 from taiwa import __version__
 from taiwa.cli_build import build_app
 from taiwa.cli_da import da_app
+from taiwa.cli_help import show_flags_as_flags
 from taiwa.cli_report import register as register_report
 from taiwa.cli_run import register as register_run
 from taiwa.cli_validate import validate_app
@@ -22,6 +23,7 @@ from taiwa.terminal import make_console
 if TYPE_CHECKING:
     from taiwa.file_scoring import FileScores
 
+show_flags_as_flags()
 console = make_console()
 err = make_console(stderr=True)
 

@@ -114,9 +114,12 @@ def build_cooccurrence(
             }
         )
     except ValidationError as exc:
+        flags = {"input_kind": "kind", "positive_only": "keep-negative"}
         problems = "; ".join(
-            f"{'.'.join(map(str, e['loc'])) or 'settings'}: "
+            f"--{flags.get(str(e['loc'][-1]), str(e['loc'][-1]).replace('_', '-'))}: "
             + e["msg"].removeprefix("Value error, ")
+            if e["loc"]
+            else e["msg"].removeprefix("Value error, ")
             for e in exc.errors()
         )
         raise TaiwaError(f"bad miner settings: {problems}") from None

@@ -151,7 +151,11 @@ def register(app: typer.Typer, console: Console) -> None:
             Path | None, typer.Option(help="Dataset file (default: the bundled sample).")
         ] = None,
         out: Annotated[
-            Path | None, typer.Option(help="Run directory (default: runs/METHOD/SYSTEMS).")
+            Path | None,
+            typer.Option(
+                help="Run directory (default: runs/METHOD/SYSTEMS, then ,KEY=VALUE for each "
+                "setting that is not the default)."
+            ),
         ] = None,
         config: Annotated[
             Path | None, typer.Option("--config", help="run.yaml with the same settings.")
@@ -264,7 +268,14 @@ def register(app: typer.Typer, console: Console) -> None:
                 **dict(parse_price(p) for p in price or []),
             },
         }
-        cfg = resolve_config(config, overrides)
+        shorthands = {
+            f"roles.{name}": f"--{name}"
+            for name, value in zip(ROLE_SHORTHANDS, (annotator, judge, tagger, asr), strict=True)
+            if value is not None
+        }
+        if input_mode is not None:
+            shorthands["options.input_mode"] = "--input-mode"
+        cfg = resolve_config(config, overrides, shorthands)
         plan = prepare(cfg, get_method(cfg.method))
         allowed = _allowed(max_failures, len(plan.samples))
         res = execute(plan, show_progress=not quiet, overwrite=overwrite)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
 from taiwa.errors import InputError, TaiwaError
 from taiwa.io import read_yaml, shown
@@ -46,6 +46,22 @@ class RunConfig(BaseModel):
     prices: dict[str, tuple[float, float]] = Field(default_factory=dict)
     """USD per million tokens in and out, by SPEC or model name (``taiwa.harness.cost``);
     not part of the run's key."""
+    _given_as: dict[str, str] = PrivateAttr(default_factory=dict)
+    """How the user wrote each setting (``limit`` → ``--limit``, ``options.distance`` →
+    ``-o distance``, or ``run.yaml: field 'options.distance'``), for error messages."""
+
+    def __eq__(self, other: object) -> bool:
+        """Equal settings are an equal config, however they were given."""
+        if not isinstance(other, RunConfig):
+            return NotImplemented
+        return self.model_dump() == other.model_dump()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def given_as(self, key: str) -> str | None:
+        """How the user wrote ``key`` (``"options.distance"``, ``"roles.judge"``, ``"limit"``),
+        or ``None`` when it was not given (:func:`resolve_config`)."""
+        return self._given_as.get(key)
 
     @model_validator(mode="before")
     @classmethod
@@ -84,14 +100,37 @@ def _yaml_mapping(path: Path) -> dict[str, Any]:
     return {k.replace("-", "_"): v for k, v in loaded.items()}
 
 
-def resolve_config(config_file: Path | None, overrides: dict[str, Any]) -> RunConfig:
+def flag_name(key: str) -> str:
+    """The ``taiwa run`` flag of a setting: ``max_tokens`` → ``--max-tokens``, ``models`` →
+    ``--model``, ``options.distance`` → ``-o distance``, ``roles.judge`` → ``--role judge``."""
+    head, _, sub = key.partition(".")
+    if head == "options":
+        return f"-o {sub}" if sub else "-o"
+    if head == "roles":
+        return f"--role {sub}" if sub else "--role"
+    return "--model" if head == "models" else f"--{head.replace('_', '-')}"
+
+
+def resolve_config(
+    config_file: Path | None, overrides: dict[str, Any], flags: dict[str, str] | None = None
+) -> RunConfig:
     """Values from ``config_file`` (YAML), then every override that is not ``None`` or empty.
 
-    ``roles``, ``options`` and ``prices`` are merged key by key (the command line wins)."""
+    ``roles``, ``options`` and ``prices`` are merged key by key (the command line wins). An
+    invalid value names the flag it came from (:func:`flag_name`, or ``flags[key]`` for a
+    shorthand such as ``roles.judge`` → ``--judge``) or the file and field."""
     data: dict[str, Any] = _yaml_mapping(config_file) if config_file is not None else {}
+    given: dict[str, str] = {}
+    for key, value in data.items():
+        subs = value.keys() if key in ("roles", "options") and isinstance(value, dict) else ()
+        for k in [key, *(f"{key}.{sub}" for sub in subs)]:
+            given[k] = f"{config_file}: field {k!r}"
     for key, value in overrides.items():
         if value is None or (isinstance(value, list | dict) and not value):
             continue
+        subs = value.keys() if isinstance(value, dict) else ()
+        for k in [key, *(f"{key}.{sub}" for sub in subs)]:
+            given[k] = (flags or {}).get(k) or flag_name(k)
         if key in ("roles", "options", "prices") and isinstance(data.get(key), dict):
             data[key] = {**data[key], **value}
         elif key == "models":
@@ -100,9 +139,18 @@ def resolve_config(config_file: Path | None, overrides: dict[str, Any]) -> RunCo
         else:
             data[key] = value
     try:
-        return RunConfig.model_validate(data)
+        cfg = RunConfig.model_validate(data)
     except ValidationError as exc:
+        err = exc.errors(include_url=False)[0]
+        top = str(err["loc"][0]) if err["loc"] else ""
+        if top in overrides and given.get(top, "").startswith("-"):
+            msg = str(err["msg"]).removeprefix("Value error, ")
+            raise TaiwaError(
+                f"{given[top]}: {msg[0].lower() + msg[1:]} (got {shown(err.get('input'))})"
+            ) from None
         raise InputError.from_validation(str(config_file or "command line"), None, exc) from None
+    cfg._given_as = given
+    return cfg
 
 
 def parse_assignments(items: list[str], what: str) -> dict[str, str]:

@@ -3,6 +3,7 @@ pydantic model, with one-line errors and a listing for ``taiwa list`` / ``taiwa 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, get_args
 
 from pydantic import BaseModel, ValidationError
@@ -30,24 +31,37 @@ def _scalar(value: Any) -> Any:
     return parsed if isinstance(parsed, str | int | float | bool) or parsed is None else value
 
 
-def parse_options(method: str, model: type[BaseModel], given: dict[str, Any]) -> BaseModel:
-    """Validate ``given`` against the method's options model; unknown keys list the known."""
+def parse_options(
+    method: str,
+    model: type[BaseModel],
+    given: dict[str, Any],
+    given_as: Callable[[str], str | None] = lambda key: None,
+) -> BaseModel:
+    """Validate ``given`` against the method's options model; unknown keys list the known.
+    An error names the option as the user wrote it (``given_as(key)``: ``-o distance``,
+    ``--input-mode``, ``run.yaml: field 'options.distance'``) when that is known."""
+
+    def option(key: str) -> str:
+        where = given_as(key)
+        return f"option {shown(key)} of {method}" + (f" ({where})" if where else "")
+
     fields = model.model_fields
     unknown = sorted(set(given) - set(fields))
     if unknown:
         known = ", ".join(fields) or "none"
-        raise TaiwaError(f"{method} has no option {shown(unknown[0])} (options: {known})")
+        where = given_as(unknown[0])
+        what = f" ({where})" if where else ""
+        raise TaiwaError(f"{method} has no option {shown(unknown[0])}{what} (options: {known})")
     for key, value in given.items():
         if isinstance(value, str) and len(value) > MAX_TEXT_CHARS:
             raise TaiwaError(
-                f"option {key!r} of {method}: at most {MAX_TEXT_CHARS:,} characters "
-                f"(got {len(value):,})"
+                f"{option(key)}: at most {MAX_TEXT_CHARS:,} characters (got {len(value):,})"
             )
     values = {k: _scalar(v) for k, v in given.items()}
     for key, value in values.items():
         if isinstance(value, bool) and not _takes(fields[key].annotation, bool):
             got = str(value).lower()
-            raise TaiwaError(f"option {shown(key)} of {method}: takes no true/false (got {got})")
+            raise TaiwaError(f"{option(key)}: takes no true/false (got {got})")
     try:
         return model.model_validate(values)
     except ValidationError as exc:
@@ -55,7 +69,9 @@ def parse_options(method: str, model: type[BaseModel], given: dict[str, Any]) ->
         key = ".".join(str(p) for p in err["loc"]) or "options"
         msg = str(err["msg"]).removeprefix("Value error, ")
         got = shown(err.get("input"))
-        raise TaiwaError(f"option {shown(key)} of {method}: {msg} (got {got})") from None
+        where = given_as(str(err["loc"][0])) if err["loc"] else None
+        label = f"option {shown(key)} of {method}" + (f" ({where})" if where else "")
+        raise TaiwaError(f"{label}: {msg} (got {got})") from None
 
 
 def _takes(annotation: Any, kind: type) -> bool:

@@ -9,10 +9,13 @@ The method comes from the caller: the CLI resolves its name through the registry
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from pydantic import BaseModel
 
 from taiwa.errors import TaiwaError
 from taiwa.harness.config import RunConfig
@@ -38,7 +41,24 @@ class Plan:
     out: Path
 
 
-def _resolve_roles(method: Method[Any], given: Mapping[str, str]) -> dict[str, str]:
+def _named(config: RunConfig, key: str, default: str) -> Callable[[], AbstractContextManager[None]]:
+    """A context in which a one-line error is prefixed with how the user wrote ``key`` (e.g.
+    ``--judge``, ``-m``, ``run.yaml: field 'roles.judge'``)."""
+    where = config.given_as(key) or default
+
+    @contextmanager
+    def named() -> Iterator[None]:
+        try:
+            yield
+        except TaiwaError as exc:
+            raise TaiwaError(f"{where}: {exc}") from None
+
+    return named
+
+
+def _resolve_roles(
+    method: Method[Any], given: Mapping[str, str], config: RunConfig
+) -> dict[str, str]:
     declared = {r.name: r for r in method.roles}
     for name in given:
         if name not in declared:
@@ -57,15 +77,15 @@ def _resolve_roles(method: Method[Any], given: Mapping[str, str]) -> dict[str, s
         if role.is_model(spec):
             if not role.models:
                 raise TaiwaError(f"--role {name}={shown(spec)} is not a {name} here: {role.help}")
-            try:
+            with _named(config, f"roles.{name}", f"--role {name}")():
                 ModelSpec.parse(spec)
-            except TaiwaError as e:  # name the role the user typed, not only the SPEC
-                raise TaiwaError(f"--role {name}={shown(spec)}: {e}") from None
         out[name] = spec
     return out
 
 
-def _resolve_systems(method: Method[Any], models: Sequence[str]) -> list[str]:
+def _resolve_systems(
+    method: Method[Any], models: Sequence[str], named: Callable[[], AbstractContextManager[None]]
+) -> list[str]:
     if not method.takes_systems:
         if models:
             raise TaiwaError(
@@ -80,7 +100,8 @@ def _resolve_systems(method: Method[Any], models: Sequence[str]) -> list[str]:
             raise TaiwaError(f"--model {spec} is given twice")
         seen.add(spec)
         if spec != HUMAN:
-            ModelSpec.parse(spec)
+            with named():
+                ModelSpec.parse(spec)
     return list(models)
 
 
@@ -106,12 +127,40 @@ def plan_models(plan: Plan) -> list[tuple[str, str]]:
     return model_roles(plan.stages, plan.method, plan.setup.roles, plan.systems)
 
 
+def _differs(
+    config: RunConfig,
+    method: Method[Any],
+    options: BaseModel,
+    roles: Mapping[str, str],
+    data_path: Path,
+) -> dict[str, Any]:
+    """What sets this run apart from the method's defaults (for its directory's name): options
+    and roles that are not the defaults, another dataset when the systems are named apart
+    from it, the sample limit and generation parameters."""
+    out: dict[str, Any] = {}
+    defaults = options.model_construct().model_dump(mode="json")
+    for key, value in options.model_dump(mode="json").items():
+        if key not in defaults or value != defaults[key]:
+            out[key] = value
+    declared = {r.name: r.default for r in method.roles}
+    out |= {k: v for k, v in roles.items() if v != declared.get(k)}
+    if method.takes_systems and data_path != method.default_data().resolve():
+        out["data"] = data_path.stem
+    base = RunConfig(method=config.method)
+    for key in ("limit", "temperature", "max_tokens", "seed"):
+        if getattr(config, key) != getattr(base, key):
+            out[key] = getattr(config, key)
+    return out
+
+
 def prepare(config: RunConfig, method: Method[Any]) -> Plan:
     """Validate the whole run of ``method`` (one-line errors) without calling any model."""
     m = method
-    options = parse_options(m.name, m.options, config.options)
-    roles = _resolve_roles(m, config.roles)
-    systems = _resolve_systems(m, config.models)
+    options = parse_options(
+        m.name, m.options, config.options, lambda key: config.given_as(f"options.{key}")
+    )
+    roles = _resolve_roles(m, config.roles, config)
+    systems = _resolve_systems(m, config.models, _named(config, "models", "--model"))
     setup = Setup(
         options=options,
         roles=roles,
@@ -138,5 +187,7 @@ def prepare(config: RunConfig, method: Method[Any]) -> Plan:
     samples = SampleSource(lambda: m.load(data_path, options), config.limit, chunk)
     if not len(samples):
         raise TaiwaError(f"{data_path}: no samples to evaluate")
-    out = config.out or default_run_dir(m.name, systems, data_path)
+    out = config.out or default_run_dir(
+        m.name, systems, data_path, _differs(config, m, options, roles, data_path)
+    )
     return Plan(config, m, setup, systems, data_path, samples, stages, out)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import json
 import os
 import re
@@ -32,11 +33,34 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "run"
 
 
-def default_run_dir(method: str, systems: Sequence[str], data: Path) -> Path:
+def _short(value: Any) -> str:
+    """A setting as it reads in a directory name: lists joined by ``+``, paths by their last
+    component (``votes:data/v.jsonl`` → ``votes_v.jsonl``)."""
+    if isinstance(value, list | tuple):
+        return "+".join(_short(v) for v in value)
+    text = str(value).lower() if isinstance(value, bool) else str(value)
+    return _slug(re.sub(r"[^:]*/", "", text))
+
+
+NAME_MAX = 100
+
+
+def default_run_dir(
+    method: str, systems: Sequence[str], data: Path, differs: Mapping[str, Any] | None = None
+) -> Path:
     """``runs/<method>/<systems joined by +>`` (or the data file's stem when the systems come
-    from the data): the same command writes the same place."""
+    from the data), then ``,key=value`` for every setting in ``differs`` (the options, roles,
+    data and generation parameters that are not the defaults), so that two different runs get
+    two directories and the same command writes the same place. A name longer than
+    :data:`NAME_MAX` keeps its start and ends in a short hash of everything it would have said.
+    """
     label = "+".join(_slug(s) for s in systems if s) or _slug(data.stem)
-    return Path("runs") / method / label[:120]
+    parts = [f"{_slug(k)}={_short(v)}" for k, v in sorted((differs or {}).items())]
+    name = ",".join([label, *parts])
+    if len(name) > NAME_MAX:
+        digest = hashlib.sha256(name.encode()).hexdigest()[:10]
+        name = f"{name[: NAME_MAX - 11]},{digest}"
+    return Path("runs") / method / name
 
 
 def write_stage_files(

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from taiwa.benchmarks.chitchat.dataset import TASK_TITLES
 from taiwa.benchmarks.chitchat.summary import EVALUATIONS, scores_of
+from taiwa.benchmarks.chitchat.tables import rho_cell
 from taiwa.report.section import Figure, Section
 
 if TYPE_CHECKING:
@@ -93,6 +94,8 @@ def human_figure(systems: Mapping[str, Any], human: Mapping[str, Any]) -> Figure
         note = (
             f"Spearman ρ = {rho['rho']:.2f} [{rho['ci_low']:.2f}, {rho['ci_high']:.2f}], "
             f"p = {rho['p']:.2g}, n = {rho['n']} systems"
+            if rho and rho.get("rho") is not None and rho["rho"] == rho["rho"]
+            else f"Spearman ρ {rho_cell(rho)}"
             if rho
             else "ρ needs 3 or more systems"
         )

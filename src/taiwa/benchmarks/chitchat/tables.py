@@ -13,10 +13,12 @@ from rich.text import Text
 from taiwa.benchmarks.chitchat.dataset import TASK_TITLES
 from taiwa.benchmarks.chitchat.summary import EVALUATIONS
 from taiwa.flags import MARK, flagged, mark
+from taiwa.harness.method import HUMAN
 from taiwa.tables import ci_cell, clip
 
 CONSTANT = "judge_quality.rating_histogram"
-"""The ``across`` key a constant-rating flag of the judge is on (it marks every single cell)."""
+"""The ``across`` key a constant-rating flag of the judge is on: it marks the judge's rating
+line and the single cells of the systems, not ``human``'s (the reference is not flagged)."""
 
 
 def tables(summary: Mapping[str, Any]) -> list[Any]:
@@ -30,7 +32,7 @@ def tables(summary: Mapping[str, Any]) -> list[Any]:
     if "human" in a:
         out.append(human_table(a["human"]))
     if "judge_quality" in a:
-        out += judge_lines(a["judge_quality"])
+        out += judge_lines(a["judge_quality"], constant=flagged(a, CONSTANT))
     out += identical_lines(summary)
     return out
 
@@ -52,7 +54,7 @@ def automatic_table(summary: Mapping[str, Any]) -> Table:
     for system, b in summary["systems"].items():
         ex = b["extracted"]
         single = mark(ci_cell(b.get("single"), 2), b, "single")
-        if judge_constant and MARK not in single and b.get("single"):
+        if judge_constant and system != HUMAN and MARK not in single and b.get("single"):
             single = mark(single, summary["across"], CONSTANT)
         t.add_row(
             clip(system),
@@ -168,11 +170,21 @@ def ranking_table(a: Mapping[str, Any]) -> Table:
         t.add_row(clip(s), *(f"{ranks[e][s]:g}" if s in ranks[e] else "–" for e in evaluations))
     for pair, c in a.get("consistency", {}).items():
         x, y = pair.split("~")
-        t.add_row(
-            Text(f"ρ {EVALUATIONS[x]} ~ {EVALUATIONS[y]}", style="dim"),
-            f"{c['rho']:.2f} (p={c['p']:.2g}, n={c['n']})",
-        )
+        t.add_row(Text(f"ρ {EVALUATIONS[x]} ~ {EVALUATIONS[y]}", style="dim"), rho_cell(c))
     return t
+
+
+def _number(x: Any) -> bool:
+    return isinstance(x, int | float) and x == x
+
+
+def rho_cell(c: Mapping[str, Any]) -> str:
+    """Spearman ρ with p and n, or a dash with why: ρ is undefined when a ranking is constant
+    (e.g. no judgment could be read, so every system shares one place)."""
+    if not _number(c.get("rho")):
+        return f"– (undefined: a ranking is constant, n={c['n']})"
+    p = f"{c['p']:.2g}" if _number(c.get("p")) else "–"
+    return f"{c['rho']:.2f} (p={p}, n={c['n']})"
 
 
 def human_table(h: Mapping[str, Any]) -> Table:
@@ -189,21 +201,25 @@ def human_table(h: Mapping[str, Any]) -> Table:
             str(v["n"]),
         )
     for e, c in h.get("vs_human", {}).items():
+        defined = _number(c["rho"])
         t.add_row(
             Text(f"ρ {EVALUATIONS[e]} ~ human", style="dim"),
-            f"{c['rho']:.2f} [{c['ci_low']:.2f}, {c['ci_high']:.2f}]",
-            f"p={c['p']:.2g}",
+            f"{c['rho']:.2f} [{c['ci_low']:.2f}, {c['ci_high']:.2f}]" if defined else rho_cell(c),
+            f"p={c['p']:.2g}" if defined else "",
             "",
             str(c["n"]),
         )
     return t
 
 
-def judge_lines(q: Mapping[str, Any]) -> list[Text]:
+def judge_lines(q: Mapping[str, Any], *, constant: bool = False) -> list[Text]:
     """The judge-quality lines: flip rate (flagged above the threshold), unreadable verdicts,
-    the rating histogram."""
+    the rating histogram (with :data:`MARK` when ``constant``: one rating for nearly all), or
+    one line saying that no judgment could be read."""
     lines: list[Text] = []
     flip = q.get("flip_rate")
+    if flip is not None and not _number(flip.get("value")) and flip["n"]:
+        flip = None  # no verdict could be read: the unreadable line below says so
     if flip is not None:
         style = "bold red" if flip["flagged"] or flip["n"] == 0 else ""
         value = (
@@ -220,12 +236,15 @@ def judge_lines(q: Mapping[str, Any]) -> list[Text]:
         ("unparsed_single", "single ratings"),
     ):
         u = q.get(key)
-        if u is not None and u["n"]:
+        if u is not None and u["n"] and _number(u.get("value")):
             lines.append(Text(f"unreadable {label} after repairs: {u['value']:.0%} (n={u['n']})"))
     hist = q.get("rating_histogram")
     if hist and hist["n"]:
         bins = " ".join(f"{k}:{v}" for k, v in hist["bins"].items() if v)
-        lines.append(Text(f"single ratings given: {bins} (n={hist['n']})"))
+        flag = f" {MARK}" if constant else ""
+        lines.append(Text(f"single ratings given: {bins} (n={hist['n']}){flag}"))
+    elif hist is not None:
+        lines.append(Text("no single rating could be read: no single score", style="bold red"))
     return lines
 
 

@@ -15,7 +15,14 @@ after NFKC normalisation (full-width digits, ①②③) with markdown emphasis r
    mentions share that (「1や3は違います」). The first sentence with a mention that is not
    rejected decides: exactly one option among its mentions, or the answer is unparseable
    (「2か3」「2 or 3」「2と3」). A later sentence that states an answer (答え/正解/選びます/
-   answer/choose) naming another option makes the answer unparseable too.
+   answer/choose) naming another option makes the answer unparseable too;
+3. a mention followed only by 「の可能性もある」 (「2だと思いますが、1の可能性もあります」) is a
+   possibility, not a choice: a clear choice beside it stands;
+4. a hesitation among several options that ends in an explicit decision (「1と2で迷いましたが、
+   2にします」「答えは2」「I will choose 2」) is read as that decision when the last clause
+   deciding names one option. A committed answer that a later sentence contradicts
+   (「2です。いや、答えは3です。」) stays unparseable: the decision rule settles a hesitation,
+   not a contradiction.
 """
 
 from __future__ import annotations
@@ -58,6 +65,16 @@ _NEGATIVE = re.compile(
     r"|じゃな|違う|違い|誤り|不適|不正解|間違|除外|外れ|ありえない|考えにくい|not|n't|incorrect|wrong"
 )
 _NOT_BEFORE = re.compile(r"(?:not|rather than|instead of|than)\s*(?:option|choice)?\s*$")
+_POSSIBLE = re.compile(
+    r"^(?:の|も)?\s*(?:可能性も|もありえ|も考えられ|もあり得)|could also be|might also be"
+)
+_DECISION = re.compile(
+    r"にします|に決め|を選びます|を選択します|を選ぶ|を選んだ|答えは|正解は|回答は|final answer"
+    r"|i(?:'ll| will)? (?:choose|go with|pick)|my answer is|the answer is"
+)
+_CLAUSE = re.compile(
+    r"ですが[、,]?|だが[、,]?|けれど(?:も)?[、,]?|けど[、,]?|が[、,]|, but|but |however"
+)
 _STATED = re.compile(r"答え|回答|正解|解答|選び|選択し|選ぶ|answer|choose|pick|go with|select")
 _QUOTED = re.compile(r"「[^」]*」|『[^』]*』|\([^)]*\)|\"[^\"]*\"")
 
@@ -113,10 +130,14 @@ def _mentions(sentence: str, n: int) -> list[_Mention]:
     return out
 
 
-def _rejected(sentence: str, mentions: Sequence[_Mention]) -> list[bool]:
-    """Whether each mention is rejected by what follows it (or by a 'not' before it);
-    coordinated mentions (「1や3は」) take the verdict of the last of them."""
-    verdict: list[bool] = [False] * len(mentions)
+_NO, _MAYBE, _YES = "no", "maybe", "yes"
+
+
+def _rejected(sentence: str, mentions: Sequence[_Mention]) -> list[str]:
+    """Whether each mention is rejected (:data:`_NO`) by what follows it (or by a 'not'
+    before it), only named as a possibility (:data:`_MAYBE`: 「1の可能性もあります」), or
+    chosen (:data:`_YES`); coordinated mentions (「1や3は」) take the verdict of the last."""
+    verdict: list[str] = [_YES] * len(mentions)
     for k in range(len(mentions) - 1, -1, -1):
         m = mentions[k]
         end = mentions[k + 1].start if k + 1 < len(mentions) else len(sentence)
@@ -126,22 +147,37 @@ def _rejected(sentence: str, mentions: Sequence[_Mention]) -> list[bool]:
             continue
         before = sentence[max(0, m.start - 16) : m.start]
         if re.match(r"\s*[:.)）]\s*\S", after):  # 「選択肢3: <the option's text>」 restates it
-            verdict[k] = bool(_NOT_BEFORE.search(before))
+            verdict[k] = _NO if _NOT_BEFORE.search(before) else _YES
             continue
         if k + 1 < len(mentions):  # 「2, not 3」: the 'not' is the next mention's
             after = _NOT_BEFORE.sub("", after)
         pivot = _PIVOT.search(after)
         clause = _QUOTED.sub("", after[: pivot.start()] if pivot else after)
-        verdict[k] = bool(_NEGATIVE.search(clause) or _NOT_BEFORE.search(before))
+        if _NEGATIVE.search(clause) or _NOT_BEFORE.search(before):
+            verdict[k] = _NO
+        elif _POSSIBLE.search(clause.strip()):
+            verdict[k] = _MAYBE
     return verdict
 
 
 def _chosen(sentence: str, n: int) -> set[int | None]:
-    """The options a sentence names and does not reject (``None``: one outside the options)."""
+    """The options a sentence names and neither rejects nor names only as a possibility
+    (``None``: one outside the options)."""
     mentions = _mentions(sentence, n)
     return {
-        m.option for m, no in zip(mentions, _rejected(sentence, mentions), strict=True) if not no
+        m.option for m, v in zip(mentions, _rejected(sentence, mentions), strict=True) if v == _YES
     }
+
+
+def _decision(sentences: Sequence[str], n: int) -> int | None:
+    """After a hesitation between options (「1と2で迷いましたが、」), the option a later
+    clause decides on (「2にします」「答えは2です」), if that last decision names one option."""
+    clauses = [c for s in sentences for c in _CLAUSE.split(s) if c.strip()]
+    for clause in reversed(clauses[1:]):
+        chosen = _chosen(clause, n)
+        if chosen and _DECISION.search(clause):
+            return next(iter(chosen)) if len(chosen) == 1 else None
+    return None
 
 
 def parse_answer(text: str, options: Sequence[str]) -> int | None:
@@ -166,7 +202,7 @@ def parse_answer(text: str, options: Sequence[str]) -> int | None:
         if not chosen:
             continue
         if len(chosen) != 1 or None in chosen:
-            return None
+            return _decision(sentences[k:], n)
         answer = chosen.pop()
         for later in sentences[k + 1 :]:
             if _STATED.search(later) and _chosen(later, n) - {answer}:
