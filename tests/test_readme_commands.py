@@ -18,6 +18,27 @@ import pytest
 README = Path(__file__).resolve().parents[1] / "README.md"
 
 NOT_RUN: dict[str, str] = {
+    "taiwa run chitchat -m openai:gpt-4o-mini --judge openai:gpt-4o --price gpt-4o-mini=0.15,0.60 "
+    "--price gpt-4o=2.50,10": "network",
+    "taiwa run chitchat -m openai:gpt-4o-mini --prices prices.yaml": "network; the user's prices",
+    "taiwa validate tagger --tagger openai:gpt-4o-mini --json tagger.json": "network",
+    "taiwa run da-distribution -m openai:a --tagger openai:gpt-4o-mini": "network",
+    "taiwa run da-distribution -m openai:a --tagger runs/my-bert -o tagger_validation=gold.jsonl": (
+        "network; the user's tagger and gold file"
+    ),
+    "D=src/taiwa/data/samples/da_distribution": "a shell variable for the walk-through below",
+    "taiwa da train --data $D/chatstyle_train.jsonl --out my-tagger": (
+        "the training walk-through (minutes of CPU): tests/test_da_classifier_own.py runs it"
+    ),
+    "taiwa validate tagger --tagger my-tagger --data $D/chatstyle_heldout.jsonl "
+    "--json report.json": (
+        "the tagger trained in the walk-through: tests/test_da_classifier_own.py runs it"
+    ),
+    "taiwa run da-distribution -m openai:my-model --tagger my-tagger": "network",
+    "taiwa compare runs/intent/a runs/intent/b [--baseline SYSTEM] [--json out.json]": (
+        "[...] optional-flag notation; placeholder run directories"
+    ),
+    "taiwa leaderboard runs/ [--baseline human]": "[...] optional-flag notation",
     "make demo": "make: creates .venv and installs packages (the entry point, not a command)",
     "make test": "make: runs this suite",
     "taiwa run da-response -m openai:gpt-4o-mini --annotator openai:gpt-4o-mini": "network",
