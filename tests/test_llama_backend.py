@@ -167,3 +167,19 @@ def test_da_annotator_and_generator_with_demo_model(demo_model, tmp_path: Path) 
     for item in report.items:
         assert item.input.text and item.output.text
         assert sum(s.importance for s in item.gold.steps) == pytest.approx(1.0)
+
+
+def test_each_request_samples_with_its_own_seed() -> None:
+    """Issue 27: one seed for every request made the sampling demo LLM pick the same option on
+    every intent item; the seed a request samples with mixes the run's seed with its messages:
+    the same for the same request, different across requests and across run seeds."""
+    from taiwa.models.llama_cpp_backend import request_seed
+    from taiwa.models.types import ChatMessage, ChatRequest
+
+    def req(text: str) -> ChatRequest:
+        return ChatRequest(id="x", messages=[ChatMessage(role="user", content=text)])
+
+    assert request_seed(1, req("問1")) == request_seed(1, req("問1"))
+    seeds = {request_seed(1, req(f"問{i}")) for i in range(50)}
+    assert len(seeds) == 50 and all(0 <= s < 2**31 for s in seeds)
+    assert request_seed(1, req("問1")) != request_seed(2, req("問1"))
