@@ -46,11 +46,14 @@ class RunConfig(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _one_model(cls, data: Any) -> Any:
-        """``model: X`` (one system) is accepted for ``models: [X]``."""
+        """``model: X`` (one system) is accepted for ``models: [X]``; a ``model`` that is neither
+        a SPEC nor a list of them is left for validation to name (``models[0]``)."""
         if isinstance(data, dict) and "model" in data:
             data = dict(data)
             one = data.pop("model")
-            data["models"] = [*data.get("models", []), *([one] if isinstance(one, str) else one)]
+            more = one if isinstance(one, list) else [one]
+            before = data.get("models", [])
+            data["models"] = [*before, *more] if isinstance(before, list) else before
         return data
 
     @property
