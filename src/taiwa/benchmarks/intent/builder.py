@@ -45,7 +45,7 @@ from taiwa.benchmarks.intent.dataset import NONE_OF_THESE, IntentItem, QuestionB
 from taiwa.llm_json import JsonOutcome, generate_json
 from taiwa.models.base import ChatModel
 from taiwa.models.types import ChatMessage, ChatRequest, GenerationParams
-from taiwa.schema import Dialogue, NonBlank
+from taiwa.schema import Dialogue, Id, NonBlank
 from taiwa.text.normalize import nfkc
 
 if TYPE_CHECKING:
@@ -95,7 +95,7 @@ class Candidate(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    id: NonBlank
+    id: Id
     group: NonBlank
     dialogue: str
     origin: Literal["extracted", "generated"]
