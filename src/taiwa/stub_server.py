@@ -40,6 +40,7 @@ import contextlib
 import hashlib
 import io
 import json
+import math
 import random
 import threading
 import time
@@ -74,6 +75,9 @@ class StubState:
     fail_seed: int = 0
     failed: Counter[str] = field(default_factory=Counter)
     retry_after: float = 1.0
+    #: send ``Retry-After`` as an HTTP date (``retry_after`` seconds from now, rounded up to
+    #: the next whole second as the date format has no fractions) instead of delta-seconds
+    retry_after_date: bool = False
     #: error bodies echo the request's Authorization header
     echo_auth: bool = False
     #: (monotonic time, status) of every chat request, for timing checks (Retry-After)
@@ -123,6 +127,14 @@ def _random_fault(state: StubState) -> str | None:
     return kind
 
 
+def _retry_after_header(state: StubState) -> str:
+    if not state.retry_after_date:
+        return f"{state.retry_after:g}"
+    from email.utils import formatdate
+
+    return formatdate(math.ceil(time.time() + state.retry_after), usegmt=True)
+
+
 async def _injected(kind: str, request: web.Request, state: StubState) -> web.StreamResponse:
     """The response of one injected fault."""
     auth = request.headers.get("Authorization") if state.echo_auth else None
@@ -131,7 +143,7 @@ async def _injected(kind: str, request: web.Request, state: StubState) -> web.St
         return web.json_response(
             {"error": {"message": f"rate limited{echoed}"}},
             status=429,
-            headers={"Retry-After": f"{state.retry_after:g}"},
+            headers={"Retry-After": _retry_after_header(state)},
         )
     if kind == "reset":
         if request.transport is not None:

@@ -37,6 +37,7 @@ class RunConfig(BaseModel):
     timeout: float = Field(60.0, gt=0, allow_inf_nan=False)
     max_retries: int = Field(5, ge=0)
     retry_window: float = Field(120.0, ge=0, allow_inf_nan=False)
+    max_retry_wait: float = Field(600.0, gt=0, allow_inf_nan=False)
     temperature: float = Field(0.0, ge=0, allow_inf_nan=False)
     max_tokens: int = Field(512, ge=1)
     seed: int = Field(0, ge=0)
@@ -71,6 +72,7 @@ class RunConfig(BaseModel):
             timeout=self.timeout,
             max_retries=self.max_retries,
             retry_window=self.retry_window,
+            max_retry_wait=self.max_retry_wait,
             cache_dir=self.cache_dir,
         )
 

@@ -242,7 +242,8 @@ def line_chunks(paths: Sequence[str], size: int) -> Iterator[tuple[str, int, lis
 
 
 def check_totals(kind: InputKind, paths: Sequence[str], stats: Counter[str]) -> None:
-    """Text must hold a sentence and a word; n-grams both 1-grams (for ``h``) and n-grams (for ``g``)."""
+    """Text must hold a sentence and a word; n-grams both 1-grams (for ``h``) and n-grams
+    (for ``g``)."""
     where = paths[0] if len(paths) == 1 else f"{paths[0]} (and {len(paths) - 1} more)"
     if kind != "ngrams":
         if not stats["units"]:
