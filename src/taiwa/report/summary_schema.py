@@ -149,8 +149,10 @@ def check_summary(path: Path, obj: dict[str, Any], text: str) -> None:
     _check_every_level(obj, fail)
 
 
-ROW_FIELDS = {"id": "string", "system": "string", "error": "string", **NAMED_FIELDS}
-"""The fields of a stage file's row whose name fixes their type."""
+_NUMBERS = {k: v for k, v in NAMED_FIELDS.items() if v in ("count", "number", "number?")}
+ROW_FIELDS = {"id": "string", "system": "string", "error": "string", **_NUMBERS}
+"""The fields of a stage file's row whose name fixes their type (rows hold per-item numbers
+where a summary holds estimates, so only the named numbers, not the named objects)."""
 
 
 def check_row(path: Path, line: int, row: dict[str, Any]) -> None:
@@ -162,7 +164,7 @@ def check_row(path: Path, line: int, row: dict[str, Any]) -> None:
             raise InputError(str(path), line, key, KINDS[kind][0], _shown(value))
         if isinstance(value, dict):
             for inner, v in value.items():
-                kind = NAMED_FIELDS.get(inner)
+                kind = _NUMBERS.get(inner)
                 if kind is not None and not KINDS[kind][1](v):
                     raise InputError(str(path), line, f"{key}.{inner}", KINDS[kind][0], _shown(v))
 
@@ -191,8 +193,8 @@ def _check_kind(value: Any, where: Where, kind: str, fail: Callable[..., InputEr
 
 
 def _check_estimate(value: dict[str, Any], where: list[str | int], fail: Any) -> None:
-    """An estimate: ``n`` a count, ``value`` / ``ci_low`` / ``ci_high`` numbers or null, and a
-    ``value`` that is null only when there is no interval either."""
+    """An estimate: ``n`` a count, ``value`` / ``ci_low`` / ``ci_high`` numbers or null, a
+    ``value`` that is null only when there is no interval either, and both bounds or none."""
     _check_kind(value["n"], [*where, "n"], "count", fail)
     for k in ("value", "ci_low", "ci_high"):
         v = value.get(k)
@@ -201,6 +203,9 @@ def _check_estimate(value: dict[str, Any], where: list[str | int], fail: Any) ->
     bounds = [value.get(k) for k in ("ci_low", "ci_high")]
     if value["value"] is None and any(_is_number(b) for b in bounds):
         raise fail([*where, "value"], "a number (the interval has bounds)", None)
+    if "ci_low" in value and "ci_high" in value and (bounds[0] is None) != (bounds[1] is None):
+        k = "ci_low" if bounds[0] is None else "ci_high"
+        raise fail([*where, k], "a number (the other bound is one)", None)
 
 
 def _shown(value: Any) -> str:
