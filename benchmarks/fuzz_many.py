@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import multiprocessing as mp
 import os
+import resource
 import sys
 import tempfile
 import time
@@ -92,7 +93,12 @@ def main() -> None:
                     done = sum(kinds.values())
                     print(f"{done:,} variants, {time.perf_counter() - started:.0f} s", flush=True)
     seconds = time.perf_counter() - started
+    cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
     total = sum(kinds.values())
+    print(
+        f"CPU seconds of the workers: {cpu.ru_utime + cpu.ru_stime:.0f} (a loaded machine "
+        "stretches the wall time, not this)"
+    )
     print(
         f"{total:,} variants in {seconds:.0f} s on {args.workers} worker(s): "
         + ", ".join(f"{k} {n:,}" for k, n in sorted(kinds.items()))
