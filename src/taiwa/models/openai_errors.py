@@ -67,6 +67,16 @@ def _server_words(raw: bytes) -> str:
     return " ".join(text.split())
 
 
+def retry_after_header(seconds: float, as_date: bool = False) -> str:
+    """A ``Retry-After`` value for ``seconds`` from now: delta-seconds, or ``as_date`` an HTTP
+    date (rounded up to the next whole second: the date format has no fractions)."""
+    if not as_date:
+        return f"{seconds:g}"
+    from email.utils import formatdate
+
+    return formatdate(math.ceil(time.time() + seconds), usegmt=True)
+
+
 def _retry_after(value: str | None, now: float | None = None) -> float | None:
     """Seconds to wait from a ``Retry-After`` header in either form RFC 9110 §10.2.3 allows:
     delta-seconds (``120``) or an HTTP date (``Wed, 25 Nov 2026 20:00:03 GMT``, counted from
