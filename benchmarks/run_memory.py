@@ -3,7 +3,8 @@
     python benchmarks/run_memory.py [--small 1000] [--large 100000] [--dialogues 1000,10000]
 
 Runs ``taiwa run prompts`` (one ``openai:`` system against a local responder with no latency,
-a fresh cache) on ``--small`` and ``--large`` prompts, and ``taiwa run cohesion`` on the two
+a fresh cache; and ``-m builtin:parrot``, as a new user first tries it, issue 25) on ``--small``
+and ``--large`` prompts, and ``taiwa run cohesion`` on the two
 ``--dialogues`` sizes, each in its own process through the real CLI, and prints each run's
 peak RSS (the kernel's ``ru_maxrss`` of that process) and the ratio large/small. Target:
 <= 1.2 for both methods (issue 10).
@@ -87,6 +88,12 @@ def main() -> None:
                  "--concurrency", str(args.concurrency), "--max-tokens", "16", "--quiet"]
             )  # fmt: skip
             rows.append(("prompts", n, rss, wall))
+        for n in (args.small, args.large):
+            rss, wall = _peak_rss(
+                ["run", "prompts", "-m", "builtin:parrot", "--data", str(t / f"prompts-{n}.jsonl"),
+                 "--out", str(t / f"parrot-{n}"), "--cache-dir", str(t / f"pcache-{n}")]
+            )  # fmt: skip
+            rows.append(("parrot", n, rss, wall))
         for n in (small_d, large_d):
             data = t / f"dialogues-{n}.jsonl"
             _dialogues(data, n)

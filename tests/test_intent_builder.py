@@ -364,3 +364,22 @@ def test_demo_model_builds_sheets(tmp_path: Path, capsys: pytest.CaptureFixture[
     for k in (1, 2, 3):
         assert (d / "sheets" / f"annotator{k}.csv").read_bytes().startswith(b"\xef\xbb\xbf")
     assert "dialogue(s)" in out
+
+
+@pytest.mark.parametrize(
+    "record",
+    ["[" * 100_000 + "]" * 100_000, '{"annotators": 1000000000}', '{"annotators": "3"}'],
+    ids=["deeply-nested", "a-billion-sheets", "a-string"],
+)
+def test_broken_build_record(
+    record: str, built: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 25: build.json nested 100,000 deep or asking for a billion sheets is one line
+    naming the file, before anything is allocated."""
+    d = tmp_path / "copy"
+    _copy(built, d)
+    (d / "build.json").write_text(record, encoding="utf-8")
+    code, _, err = _taiwa(
+        capsys, "build", "intent-import", str(d), "--out", str(tmp_path / "i.jsonl")
+    )
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "build.json" in err, err

@@ -174,6 +174,13 @@ def register(app: typer.Typer, console: Console) -> None:
             float | None,
             typer.Option(help="Seconds to keep retrying a server that cannot be reached (120)."),
         ] = None,
+        max_retry_wait: Annotated[
+            float | None,
+            typer.Option(
+                help="Longest wait for one Retry-After, seconds (600); a longer one is cut "
+                "to this, with a note."
+            ),
+        ] = None,
         temperature: Annotated[
             float | None, typer.Option(help="Sampling temperature of the systems (default 0).")
         ] = None,
@@ -257,6 +264,7 @@ def register(app: typer.Typer, console: Console) -> None:
             "timeout": timeout,
             "max_retries": max_retries,
             "retry_window": retry_window,
+            "max_retry_wait": max_retry_wait,
             "temperature": temperature,
             "max_tokens": max_tokens,
             "seed": seed,

@@ -2,6 +2,8 @@
 writes or prints (run files, error rows, log lines, messages).
 
 Masked: the value of ``OPENAI_API_KEY`` (and of any ``*_API_KEY``/``*_TOKEN`` variable set),
+and any run of :data:`MIN_FRAGMENT` or more of its characters (a server quoting the key's
+last characters back, as some providers do, is masked too),
 ``Bearer`` tokens, ``sk-``-style keys, the ``user:password@`` part of URLs, and the values of
 query parameters or ``name: value`` / ``name=value`` pairs whose name says key, token, secret,
 password or signature (``?api-key=…``, ``api_key: …`` in run.yaml, an echoed
@@ -14,6 +16,9 @@ import os
 import re
 
 MASK = "***"
+
+MIN_FRAGMENT = 6
+"""The shortest run of a key's characters masked wherever it appears in a message."""
 
 _SECRET_NAME = (
     r"(?:[\w-]*(?:api[-_]?key|apikey|subscription[-_]?key|token|secret|password|passwd|signature)"
@@ -46,9 +51,30 @@ def redact(text: str) -> str:
     if not text:
         return text
     for secret in _env_secrets():
-        text = text.replace(secret, MASK)
+        text = _mask_fragments(text.replace(secret, MASK), secret)
     for pattern in _PATTERNS:
         text = pattern.sub(
             lambda m: m.group(1) + MASK + (m.group(2) if m.re.groups > 1 else ""), text
         )
     return text
+
+
+def _mask_fragments(text: str, secret: str) -> str:
+    """``text`` with every run of at least :data:`MIN_FRAGMENT` characters that also occurs in
+    ``secret`` masked (each run as long as it keeps matching part of the secret)."""
+    n = MIN_FRAGMENT
+    grams = {secret[j : j + n] for j in range(len(secret) - n + 1)}
+    if len(text) < n or not grams:
+        return text
+    out: list[str] = []
+    start = i = 0
+    while i <= len(text) - n:
+        if text[i : i + n] not in grams:
+            i += 1
+            continue
+        end = i + n
+        while end < len(text) and text[i : end + 1] in secret:
+            end += 1
+        out += [text[start:i], MASK]
+        start = i = end
+    return "".join(out) + text[start:] if out else text

@@ -50,6 +50,24 @@ Text = Annotated[str, AfterValidator(bounded)]
 NonBlank = Annotated[str, AfterValidator(non_blank)]
 """A string with something other than white space in it, of at most :data:`MAX_TEXT_CHARS`."""
 
+MAX_ID_CHARS = 1_000
+"""The longest id taiwa accepts (ids, and other short fields such as labels of files it pairs
+by id): longer ones are an error naming file, line and field when the file is read. Ids are
+keys, printed in tables and notes; a page-long id is a mistake, and one of 100,000 characters
+made pairing files by id and printing what was left unpaired take minutes."""
+
+
+def an_id(text: str) -> str:
+    """``text`` unless it is blank or longer than :data:`MAX_ID_CHARS` (a ``ValueError``)."""
+    if len(text) > MAX_ID_CHARS:
+        has = f"{len(text):,}"
+        raise ValueError(f"an id of at most {MAX_ID_CHARS:,} characters (this one has {has})")
+    return non_blank(text)
+
+
+Id = Annotated[str, AfterValidator(an_id)]
+"""An id: non-blank, at most :data:`MAX_ID_CHARS` characters."""
+
 Role = Literal["user", "system", "human", "agent"]
 """Who speaks: ``user``/``system`` for assistant dialogues, ``human``/``agent`` for seed 003."""
 
@@ -71,7 +89,7 @@ class Dialogue(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    id: NonBlank
+    id: Id
     utterances: list[Utterance] = Field(min_length=1)
     meta: dict[str, Any] = Field(default_factory=dict)
 
@@ -123,7 +141,7 @@ class DASequenceRecord(DASequence):
     renormalised to 1 when scored).
     """
 
-    id: NonBlank
+    id: Id
     text: NonBlank | None = None
     steps: list[DAStep] = Field(min_length=1)
 
@@ -202,7 +220,7 @@ class TaggedReply(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    id: NonBlank
+    id: Id
     system: NonBlank = "system"
     context: NonBlank | None = None
     reply: NonBlank | None = None
@@ -237,5 +255,5 @@ class TextRecord(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    id: NonBlank
+    id: Id
     text: NonBlank

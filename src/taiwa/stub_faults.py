@@ -8,6 +8,8 @@ from typing import Any
 
 from aiohttp import web
 
+from taiwa.models.openai_errors import retry_after_header
+
 FAULT_KINDS = (
     "500",
     "429",
@@ -43,7 +45,7 @@ async def _injected(kind: str, request: web.Request, state: Any) -> web.StreamRe
         return web.json_response(
             {"error": {"message": f"rate limited{echoed}"}},
             status=429,
-            headers={"Retry-After": f"{state.retry_after:g}"},
+            headers={"Retry-After": retry_after_header(state.retry_after, state.retry_after_date)},
         )
     if kind == "reset":
         if request.transport is not None:

@@ -16,9 +16,9 @@ probability (seeded), as one of ``fail_kinds`` (:data:`FAULT_KINDS`: 500, 429 wi
 ``Retry-After``, a reset connection, truncated JSON, an HTML error page, empty ``choices``, a
 reply slower than the client's timeout, 503, a ``null`` or numeric message content, an error
 object with status 200, a body cut off mid-way, invalid UTF-8); ``failed`` counts them by
-kind. ``echo_auth`` makes
-error bodies echo the ``Authorization`` header (as careless proxies do). ``outage()`` closes
-the listening socket and every connection for a while, then listens on the same port again.
+kind (``retry_after_date``: the 429's ``Retry-After`` as an HTTP date). ``echo_auth`` makes
+error bodies echo the ``Authorization`` header (as careless proxies do). ``outage()`` closes the
+listening socket and every connection for a while, then listens on the same port again.
 
 Audio chat models: every ``input_audio`` content part is decoded (strict base64) and read as a
 WAV file; its format lands in ``audio`` (sample rate, channels, sample width, frames, SHA-256 of
@@ -26,9 +26,7 @@ the bytes) and a part that is not base64 WAV in ``audio_format`` (24 kHz / mono 
 default; ``None`` accepts any WAV) is answered with HTTP 400, as a strict server would.
 
 Scripted judges and systems (``tests/test_judges.py``): ``script`` computes the reply from the
-request body (parsed JSON) instead of the echo, e.g. by the ``model`` asked for; ``replies``
-still come first.
-"""
+parsed request body instead of the echo (after ``replies``), e.g. by the ``model`` asked for."""
 
 from __future__ import annotations
 
@@ -77,8 +75,8 @@ class StubState:
     fail_seed: int = 0
     failed: Counter[str] = field(default_factory=Counter)
     retry_after: float = 1.0
-    #: error bodies echo the request's Authorization header
-    echo_auth: bool = False
+    retry_after_date: bool = False
+    echo_auth: bool = False  #: error bodies echo the request's Authorization header
     #: (monotonic time, status) of every chat request, for timing checks (Retry-After)
     times: list[tuple[float, int | str]] = field(default_factory=list)
     #: how often each last user message was asked (retries included)

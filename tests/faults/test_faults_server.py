@@ -189,3 +189,57 @@ def test_twenty_second_outage_loses_no_sample(tmp_path: Path) -> None:
     assert seconds > 20  # the outage did happen mid-run
     assert res.failures == 0 and server.state.ok == n
     _check_one_line_per_id(tmp_path, n)
+
+
+def _gaps_after_429(state: StubState) -> list[float]:
+    by_prompt: dict[str, list[tuple[float, object]]] = {}
+    bodies = list(state.bodies)[-len(state.times) :]
+    for (t, status), body in zip(state.times, bodies, strict=True):
+        by_prompt.setdefault(str(body["messages"][-1]["content"]), []).append((t, status))
+    return [
+        later[0] - earlier[0]
+        for tries in by_prompt.values()
+        for earlier, later in itertools.pairwise(tries)
+        if earlier[1] == "429"
+    ]
+
+
+def test_retry_after_as_an_http_date() -> None:
+    """Issue 25: ``Retry-After: <HTTP date>`` (RFC 9110) is honoured: no retry goes out before
+    the date (the stub sends now + 1 s rounded up to the next whole second)."""
+    from email.utils import parsedate_to_datetime
+
+    from taiwa.models.openai_errors import _retry_after
+
+    date = "Wed, 25 Nov 2026 20:00:03 GMT"
+    at = parsedate_to_datetime(date).timestamp()
+    assert _retry_after(date, now=at - 2.5) == 2.5 and _retry_after(date, now=at + 9) == 0.0
+    assert _retry_after("7", now=at) == 7.0 and _retry_after("soon", now=at) is None
+    state = StubState(
+        fail_rate=0.4, fail_kinds=("429",), fail_seed=5, retry_after=1.0, retry_after_date=True
+    )
+    with serve(state) as url:
+        model = load_model("openai:stub", ModelOptions(base_url=url, concurrency=8))
+        model.backoff = 0.001  # type: ignore[attr-defined]
+        replies = asyncio.run(model.generate([_req(i) for i in range(16)]))
+    assert all(r.ok for r in replies) and state.failed["429"] >= 3
+    gaps = _gaps_after_429(state)
+    assert gaps and min(gaps) >= 1.0 - 0.02, sorted(gaps)[:3]
+
+
+def test_retry_after_cut_by_max_retry_wait(caplog: pytest.LogCaptureFixture) -> None:
+    """A Retry-After longer than ``--max-retry-wait`` is cut to it, with one note."""
+    state = StubState(fail_rate=0.5, fail_kinds=("429",), fail_seed=3, retry_after=3600)
+    with serve(state) as url:
+        model = load_model(
+            "openai:stub", ModelOptions(base_url=url, concurrency=8, max_retry_wait=0.3)
+        )
+        model.backoff = 0.001  # type: ignore[attr-defined]
+        t0 = time.monotonic()
+        with caplog.at_level("WARNING"):
+            replies = asyncio.run(model.generate([_req(i) for i in range(12)]))
+    assert all(r.ok for r in replies) and time.monotonic() - t0 < 30
+    gaps = _gaps_after_429(state)
+    assert gaps and min(gaps) >= 0.3 - 0.01, sorted(gaps)[:3]
+    notes = [r.getMessage() for r in caplog.records if "Retry-After" in r.getMessage()]
+    assert len(notes) == 1 and "3600 s" in notes[0] and "0.3 s" in notes[0], notes

@@ -22,7 +22,7 @@ from typing import Any
 
 from fuzz_core import Built, Expect, Variant
 
-from taiwa.schema import MAX_TEXT_CHARS
+from taiwa.schema import MAX_ID_CHARS
 
 HUGE = "あ" * 1_000_000
 """A text far beyond any limit taiwa sets (the issue's reproduction)."""
@@ -65,7 +65,7 @@ class RecordTarget:
     share: float = 1.0
     """The seeded share of the variants to run: below 1 for a second command over a loader
     another target already fuzzes in full."""
-    id_chars: int = MAX_TEXT_CHARS
+    id_chars: int = MAX_ID_CHARS
     """The longest id the loader takes (the long-duplicate variant repeats one just below)."""
     xfail: dict[str, str] = field(default_factory=dict)
     """Variant kinds (or ids) known to fail for code owned elsewhere, with the reason."""
@@ -825,7 +825,10 @@ def yaml_variants(t: YamlTarget) -> list[Variant]:
     m.add("yaml/tab-indent", text_file(lambda d: yaml_text(d).replace("\n  ", "\n\t"), refuse=True))
     m.add(
         "yaml/duplicate-key",
-        text_file(lambda d: yaml_text(d) + yaml_text({next(iter(d)): next(iter(d.values()))})),
+        text_file(
+            lambda d: yaml_text(d) + yaml_text({next(iter(d)): next(iter(d.values()))}),
+            refuse=True,
+        ),
     )
     m.add(
         "yaml/two-documents",

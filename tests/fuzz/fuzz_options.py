@@ -177,6 +177,7 @@ BAD_VALUES: list[tuple[str, Command, str, tuple[str, ...]]] = [
     ("run", run_prompts, "--timeout", ("0", "-1", "nan", "inf")),
     ("run", run_prompts, "--max-retries", ("-1", "many")),
     ("run", run_prompts, "--retry-window", ("-1", "nan")),
+    ("run", run_prompts, "--max-retry-wait", ("0", "-1", "nan", "x")),
     ("run", run_prompts, "--temperature", ("-1", "nan", "inf")),
     ("run", run_prompts, "--max-tokens", ("0", "-1")),
     ("run", run_prompts, "--max-failures", ("abc", "-1", "-5%", "x%")),

@@ -63,14 +63,16 @@ def read_training_data(path: Path | None = None) -> tuple[list[Example], str]:
 
 def checked_examples(path: Path) -> list[Example]:
     """:func:`read_training_data`'s examples of a file, checked line by line."""
-    from taiwa.io import iter_rows, require_file, shown
+    from taiwa.io import check_id, iter_rows, require_file, shown
 
     require_file(path)
     acts = set(taxonomy_acts())
     if path.suffix.lower() not in (".jsonl", ".ndjson", ".json"):
         raise InputError(str(path), None, None, "a JSONL file", f"'{path.suffix}'")
     examples = []
+    seen: dict[str, int] = {}
     for line, row in iter_rows(path):
+        check_id(path, line, row.get("id"), seen)
         for name in FIELDS:
             value = row.get(name)
             if not isinstance(value, str):

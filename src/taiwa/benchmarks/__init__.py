@@ -7,6 +7,7 @@ import importlib
 from typing import TYPE_CHECKING, Any, cast
 
 from taiwa.errors import TaiwaError
+from taiwa.errors import _short as shown
 
 if TYPE_CHECKING:
     from taiwa.harness.method import Method
@@ -29,7 +30,7 @@ def method_names() -> list[str]:
 def get_method(name: str) -> Method[Any]:
     """The method called ``name`` (its package's ``METHOD``); an unknown name lists the known."""
     if name not in METHODS:
-        raise TaiwaError(f"unknown method {name!r}: expected one of {', '.join(METHODS)}")
+        raise TaiwaError(f"unknown method {shown(name)}: expected one of {', '.join(METHODS)}")
     return cast("Method[Any]", importlib.import_module(METHODS[name]).METHOD)
 
 

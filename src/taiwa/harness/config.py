@@ -13,6 +13,13 @@ from taiwa.io import read_yaml, shown
 from taiwa.models.spec import ModelOptions
 from taiwa.models.types import GenerationParams
 
+MAX_COUNT = 2**63 - 1
+"""The largest count or seed a run takes (what a machine integer holds): larger values, from
+a flag or run.yaml, are refused before anything is allocated."""
+
+MAX_CONCURRENCY = 4_096
+"""The most requests in flight per model (``--concurrency``)."""
+
 
 class RunConfig(BaseModel):
     """Everything that determines a run.
@@ -31,15 +38,16 @@ class RunConfig(BaseModel):
     base_url: str | None = None
     data: Path | None = None
     out: Path | None = None
-    limit: int | None = Field(None, ge=1)
-    concurrency: int = Field(16, ge=1)
+    limit: int | None = Field(None, ge=1, le=MAX_COUNT)
+    concurrency: int = Field(16, ge=1, le=MAX_CONCURRENCY)
     rpm: float | None = Field(None, gt=0, allow_inf_nan=False)
     timeout: float = Field(60.0, gt=0, allow_inf_nan=False)
-    max_retries: int = Field(5, ge=0)
+    max_retries: int = Field(5, ge=0, le=1_000)
     retry_window: float = Field(120.0, ge=0, allow_inf_nan=False)
+    max_retry_wait: float = Field(600.0, gt=0, allow_inf_nan=False)
     temperature: float = Field(0.0, ge=0, allow_inf_nan=False)
-    max_tokens: int = Field(512, ge=1)
-    seed: int = Field(0, ge=0)
+    max_tokens: int = Field(512, ge=1, le=MAX_COUNT)
+    seed: int = Field(0, ge=0, le=MAX_COUNT)
     baseline: str | None = None
     cache_dir: Path | None = None
     no_cache: bool = False
@@ -66,11 +74,14 @@ class RunConfig(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _one_model(cls, data: Any) -> Any:
-        """``model: X`` (one system) is accepted for ``models: [X]``."""
+        """``model: X`` (one system) is accepted for ``models: [X]``; a ``model`` that is neither
+        a SPEC nor a list of them is left for validation to name (``models[0]``)."""
         if isinstance(data, dict) and "model" in data:
             data = dict(data)
             one = data.pop("model")
-            data["models"] = [*data.get("models", []), *([one] if isinstance(one, str) else one)]
+            more = one if isinstance(one, list) else [one]
+            before = data.get("models", [])
+            data["models"] = [*before, *more] if isinstance(before, list) else before
         return data
 
     @property
@@ -88,6 +99,7 @@ class RunConfig(BaseModel):
             timeout=self.timeout,
             max_retries=self.max_retries,
             retry_window=self.retry_window,
+            max_retry_wait=self.max_retry_wait,
             cache_dir=self.cache_dir,
         )
 

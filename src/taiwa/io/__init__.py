@@ -13,8 +13,16 @@ the shared text checks (:mod:`.text`), atomic writing (:mod:`.atomic`) and valid
 from taiwa.errors import InputError
 from taiwa.errors import _short as shown
 from taiwa.io.atomic import atomic_open, check_writable
+from taiwa.io.json_doc import read_json_object
 from taiwa.io.jsonl import dumps, write_json, write_jsonl
-from taiwa.io.records import index_by_id, iter_records, iter_rows, read_records, unique_ids
+from taiwa.io.records import (
+    check_id,
+    index_by_id,
+    iter_records,
+    iter_rows,
+    read_records,
+    unique_ids,
+)
 from taiwa.io.tabular import CSV_FIELD_CHARS, parquet_problem, write_csv, write_parquet
 from taiwa.io.text import (
     MAX_DEPTH,
@@ -32,6 +40,7 @@ __all__ = [
     "MAX_DEPTH",
     "InputError",
     "atomic_open",
+    "check_id",
     "check_values",
     "check_writable",
     "decoded_lines",
@@ -43,6 +52,7 @@ __all__ = [
     "parquet_problem",
     "parse_yaml",
     "path_kind",
+    "read_json_object",
     "read_records",
     "read_yaml",
     "require_file",

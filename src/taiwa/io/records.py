@@ -14,6 +14,7 @@ from taiwa.errors import _short as shown
 from taiwa.io.jsonl import _iter_jsonl
 from taiwa.io.tabular import _iter_csv, _iter_parquet
 from taiwa.io.text import require_file
+from taiwa.schema import MAX_ID_CHARS
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -76,13 +77,25 @@ def unique_ids(path: str | Path, records: Iterable[tuple[int, T]]) -> Iterator[T
     ids and their line numbers are kept)."""
     seen: dict[str, int] = {}
     for number, rec in records:
-        rid = str(getattr(rec, "id"))  # noqa: B009 - every keyed model has an id field
-        if rid in seen:
-            raise InputError(
-                str(path), number, "id", "unique ids", f"{shown(rid)} already on line {seen[rid]}"
-            )
-        seen[rid] = number
+        check_id(path, number, getattr(rec, "id"), seen)  # noqa: B009 - keyed models have ids
         yield rec
+
+
+def check_id(path: str | Path, number: int, rid: Any, seen: dict[str, int]) -> None:
+    """``rid`` (the id on line ``number``) is a non-blank string of at most
+    :data:`~taiwa.schema.MAX_ID_CHARS` characters not in ``seen`` (ids already read, with
+    their lines), which it is added to; otherwise an :class:`InputError` naming the line (and
+    the line of the first use of a repeated id)."""
+    if not isinstance(rid, str) or not rid.strip():
+        raise InputError(str(path), number, "id", "a non-blank string", shown(rid))
+    if len(rid) > MAX_ID_CHARS:
+        got = f"{len(rid):,} characters"
+        raise InputError(str(path), number, "id", f"at most {MAX_ID_CHARS:,} characters", got)
+    first = seen.setdefault(rid, number)
+    if first != number:
+        raise InputError(
+            str(path), number, "id", "unique ids", f"{shown(rid)} already on line {first}"
+        )
 
 
 def index_by_id(path: str | Path, records: list[tuple[int, T]]) -> dict[str, tuple[int, T]]:

@@ -21,7 +21,8 @@ def read_yaml(path: str | Path) -> Any:
 
 def parse_yaml(text: str, source: str) -> Any:
     """One YAML document, loaded safely (no Python tags) and strictly: no aliases (``&a`` /
-    ``*a``, so no alias bombs), no keys other than strings, nesting at most :data:`MAX_DEPTH`
+    ``*a``, so no alias bombs), no keys other than strings, no key twice in one mapping (the
+    later value would silently win), nesting at most :data:`MAX_DEPTH`
     deep, strings at most :data:`~taiwa.schema.MAX_TEXT_CHARS` long without lone surrogates.
     Anything else is an :class:`InputError` naming ``source`` and the line."""
     import yaml
@@ -60,6 +61,10 @@ def _yaml_problem(exc: Any) -> str:
     return str(problem)[:200]
 
 
+def _short_key(key: str, limit: int = 60) -> str:
+    return key if len(key) <= limit else key[: limit - 1] + "…"
+
+
 @functools.cache
 def _strict_loader() -> type:
     import yaml
@@ -84,7 +89,18 @@ def _strict_loader() -> type:
                 self.depth -= 1
 
         def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+            seen: dict[str, int] = {}
             for key_node, _ in node.value:
+                if isinstance(key_node, yaml.ScalarNode):
+                    first = seen.setdefault(key_node.value, key_node.start_mark.line + 1)
+                    if first != key_node.start_mark.line + 1:
+                        raise _YamlRefusal(
+                            key_node.start_mark,
+                            _short_key(key_node.value),
+                            "each key once",
+                            f"a second '{_short_key(key_node.value)}' (the first is on line "
+                            f"{first})",
+                        )
                 if key_node.tag != "tag:yaml.org,2002:str":
                     got = (
                         f"{key_node.value!r}"

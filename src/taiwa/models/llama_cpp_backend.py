@@ -14,7 +14,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from taiwa.errors import TaiwaError
+from taiwa.errors import InputError, TaiwaError
 from taiwa.models.base import ConcurrentModel, refuse_audio
 from taiwa.models.file_hash import content_sha256
 from taiwa.models.types import ChatRequest, Reply, Usage
@@ -52,13 +52,22 @@ class LlamaCppModel(ConcurrentModel):
         self.concurrency = 1
         self.repeat_penalty = repeat_penalty
         self._lock = threading.Lock()
-        self.llm = Llama(
-            model_path=str(self.path),
-            n_ctx=n_ctx,
-            n_threads=n_threads or os.cpu_count() or 1,
-            verbose=False,
-            seed=0,
-        )
+        try:
+            self.llm = Llama(
+                model_path=str(self.path),
+                n_ctx=n_ctx,
+                n_threads=n_threads or os.cpu_count() or 1,
+                verbose=False,
+                seed=0,
+            )
+        except (ValueError, RuntimeError, OSError) as exc:  # a truncated or foreign file
+            raise InputError(
+                str(self.path),
+                None,
+                None,
+                "a GGUF model file llama.cpp can load (gguf:PATH)",
+                " ".join(str(exc).split())[:120] or type(exc).__name__,
+            ) from None
 
     def _complete_sync(self, request: ChatRequest) -> Reply:
         refuse_audio(request, f"the llama.cpp model {self.model_id}")

@@ -7,7 +7,10 @@ that did arrive."""
 from __future__ import annotations
 
 import json
+import math
 import os
+import time
+from datetime import UTC
 from typing import Any
 
 from taiwa.redact import redact
@@ -64,13 +67,35 @@ def _server_words(raw: bytes) -> str:
     return " ".join(text.split())
 
 
-def _retry_after(value: str | None) -> float | None:
+def retry_after_header(seconds: float, as_date: bool = False) -> str:
+    """A ``Retry-After`` value for ``seconds`` from now: delta-seconds, or ``as_date`` an HTTP
+    date (rounded up to the next whole second: the date format has no fractions)."""
+    if not as_date:
+        return f"{seconds:g}"
+    from email.utils import formatdate
+
+    return formatdate(math.ceil(time.time() + seconds), usegmt=True)
+
+
+def _retry_after(value: str | None, now: float | None = None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header in either form RFC 9110 §10.2.3 allows:
+    delta-seconds (``120``) or an HTTP date (``Wed, 25 Nov 2026 20:00:03 GMT``, counted from
+    ``now``, the epoch seconds of this moment by default); ``None`` when it is neither."""
     if not value:
         return None
     try:
-        return max(0.0, float(value))
+        seconds = float(value)
     except ValueError:
-        return None  # an HTTP date: rare for APIs, the backoff covers it
+        from email.utils import parsedate_to_datetime
+
+        try:
+            when = parsedate_to_datetime(value.strip())
+        except (TypeError, ValueError, IndexError, OverflowError):
+            return None
+        if when.tzinfo is None:  # an HTTP date is GMT
+            when = when.replace(tzinfo=UTC)
+        seconds = when.timestamp() - (time.time() if now is None else now)
+    return max(0.0, seconds) if math.isfinite(seconds) else None
 
 
 def _unreachable(exc: Exception) -> bool:

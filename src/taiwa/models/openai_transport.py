@@ -4,7 +4,8 @@ request, too much at 64-way concurrency).
 
 * Retries: 429, 408, 5xx, timeouts, connection errors and unusable bodies (not JSON, no
   ``choices[0].message.content``) are retried ``max_retries`` times with exponential backoff and
-  full jitter (capped at 30 s, at least ``Retry-After``); any other 4xx is recorded at once; a
+  full jitter (capped at 30 s, at least ``Retry-After``: delta-seconds or an HTTP date, itself
+  cut to ``max_retry_wait``, with a note); any other 4xx is recorded at once; a
   server that cannot be reached is retried for ``retry_window`` seconds.
 * 401/403/404 stop the run (:class:`~taiwa.errors.EndpointError`); a rejected
   ``response_format`` while probing is a :class:`FormatRejected` for the protocol side
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import random
 import time
@@ -38,12 +40,16 @@ from taiwa.models.openai_errors import (
 from taiwa.models.types import ChatRequest, ChatResponse, Reply, Usage
 from taiwa.redact import redact
 
+log = logging.getLogger(__name__)
+
 if TYPE_CHECKING:
     import aiohttp
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 BACKOFF_CAP = 30.0  # seconds, the longest backoff between two attempts
-MAX_RETRY_AFTER = 600.0  # seconds: a longer Retry-After fails the request instead of waiting
+MAX_RETRY_WAIT = 600.0
+"""Seconds a request waits at most for one ``Retry-After`` by default (``--max-retry-wait``):
+a longer one is cut to this, with a note saying so."""
 RECONNECT_CAP = 5.0  # seconds between attempts to reach a server that refuses connections
 
 _FORMAT_WORDS = ("response_format", "json_schema", "json_object")
@@ -141,6 +147,7 @@ class OpenAITransport(ConcurrentModel):
         max_retries: int = 5,
         backoff: float = 0.5,
         retry_window: float = 120.0,
+        max_retry_wait: float = MAX_RETRY_WAIT,
     ) -> None:
         self.model_id = model
         base = base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
@@ -151,6 +158,9 @@ class OpenAITransport(ConcurrentModel):
         #: seconds during which a request whose server cannot be reached keeps being retried
         #: (beyond ``max_retries``), so that a restart of the serving engine loses nothing
         self.retry_window = retry_window
+        #: the longest wait for one ``Retry-After``; longer ones are cut to it (noted once)
+        self.max_retry_wait = max_retry_wait
+        self.retry_waits_cut = 0
         self.limiter = RateLimiter(rpm)
         self.timeout = timeout
         #: HTTP requests made (every attempt counts), for tests and run statistics.
@@ -260,11 +270,17 @@ class OpenAITransport(ConcurrentModel):
         delay = random.uniform(0.0, min(BACKOFF_CAP, self.backoff * 2.0**attempt))
         if exc.retry_after is None:
             return delay
-        if exc.retry_after > MAX_RETRY_AFTER:
-            raise RequestFailed(
-                f"{exc} (Retry-After {exc.retry_after:g} s is longer than taiwa waits)",
-                retryable=False,
-            ) from None
+        if exc.retry_after > self.max_retry_wait:
+            self.retry_waits_cut += 1
+            if self.retry_waits_cut == 1:
+                log.warning(
+                    "note: %s asked to wait %.0f s (Retry-After); waiting %g s "
+                    "(--max-retry-wait) before retrying",
+                    self.base_url,
+                    exc.retry_after,
+                    self.max_retry_wait,
+                )
+            return self.max_retry_wait
         return max(delay, exc.retry_after)
 
     async def _attempt(

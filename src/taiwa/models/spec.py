@@ -108,6 +108,7 @@ class ModelOptions:
     timeout: float = 60.0
     max_retries: int = 5
     retry_window: float = 120.0
+    max_retry_wait: float = 600.0
     cache_dir: Path | None = None
 
 
@@ -141,6 +142,7 @@ def load_model(spec: str | ModelSpec, options: ModelOptions | None = None) -> Ch
             timeout=o.timeout,
             max_retries=o.max_retries,
             retry_window=o.retry_window,
+            max_retry_wait=o.max_retry_wait,
         )
     if s.kind in ("gguf", "demo"):
         from taiwa.models.cache import default_cache_dir

@@ -7,7 +7,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from taiwa.errors import TaiwaError
+from taiwa.errors import InputError, TaiwaError
 from taiwa.models.base import ConcurrentModel, refuse_audio
 from taiwa.models.file_hash import content_sha256
 from taiwa.models.types import ChatRequest, Reply, Usage
@@ -25,8 +25,17 @@ class TransformersModel(ConcurrentModel):
             raise TaiwaError(f"hf:PATH must be a local model directory; {self.path} is not one")
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
-        self.tokenizer: Any = AutoTokenizer.from_pretrained(self.path, local_files_only=True)
-        self.model: Any = AutoModelForCausalLM.from_pretrained(self.path, local_files_only=True)
+        try:
+            self.tokenizer: Any = AutoTokenizer.from_pretrained(self.path, local_files_only=True)
+            self.model: Any = AutoModelForCausalLM.from_pretrained(self.path, local_files_only=True)
+        except Exception as exc:  # any failure to load: a broken model directory
+            raise InputError(
+                str(self.path),
+                None,
+                None,
+                "a transformers model directory (config.json, tokenizer files, weights) for hf:",
+                f"{type(exc).__name__}: {' '.join(str(exc).split())}"[:160],
+            ) from None
         self.model.train(False)
         if getattr(self.tokenizer, "chat_template", None) is None:
             raise TaiwaError(f"{self.path}: the tokenizer has no chat template")

@@ -166,44 +166,52 @@ def method_html(method: Method[Any], runs: Sequence[RunData], counter: list[int]
         parts.append(tag("h3", f"all {len(runs)} runs"))
         parts.append(table_html(merged, sortable=False))
     for run, (tables, section) in zip(runs, rendered, strict=True):
-        parts.append(tag("h3", f"run {run.path}", id=f"run-{counter[0]}"))
-        parts += [renderable_html(t) for t in tables]
-        block = run.summary.get("comparisons")
-        if block:
-            from taiwa.comparison_table import comparisons_table
-            from taiwa.report.forest import forest_figure
-
-            parts.append(tag("h4", "paired comparisons"))
-            parts.append(renderable_html(comparisons_table(block)))
-            section.figures.insert(0, forest_figure(block))
-        if section.figures:
-            figs, undrawn = [], []
-            for fig in section.figures:
-                counter[0] += 1
-                if not fig.drawn:  # one line saying why, not empty axes
-                    undrawn.append(tag("p", tag("b", fig.title), ": ", fig.reason, cls="nofigure"))
-                    continue
-                caption = tag("figcaption", tag("b", fig.title), " ", fig.caption)
-                figs.append(tag("figure", inline_svg(fig.svg, f"f{counter[0]}"), caption))
-            if figs:
-                parts.append(Html(f'<div class="figures">{join(figs)}</div>'))
-            parts += undrawn
-        if section.examples:
-            parts.append(tag("h4", "examples"))
-            parts += [renderable_html(e) for e in section.examples]
-        flags = flag_lines(run.summary)
-        if flags:
-            items = join(tag("li", f) for f in flags)
-            parts.append(Html(f'<h4>flags</h4><ul class="notes flags">{items}</ul>'))
-        if run.summary["notes"]:
-            notes = join(tag("li", n) for n in run.summary["notes"])
-            parts.append(Html(f'<h4>notes</h4><ul class="notes">{notes}</ul>'))
-        parts.append(tag("h4", "failures"))
-        parts.append(failures(run))
-        parts.append(tag("h4", "provenance"))
-        parts.append(provenance(run))
-        counter[0] += 1
+        with summary_errors(run):
+            parts += _run_html(run, tables, section, counter)
     return Html(f'<section class="method" data-method="{esc(method.name)}">{join(parts)}</section>')
+
+
+def _run_html(run: RunData, tables: list[Any], section: Section, counter: list[int]) -> list[Html]:
+    """One run's part of a method's section: tables, figures, examples, flags, notes,
+    failures and provenance."""
+    parts = [tag("h3", f"run {run.path}", id=f"run-{counter[0]}")]
+    parts += [renderable_html(t) for t in tables]
+    block = run.summary.get("comparisons")
+    if block:
+        from taiwa.comparison_table import comparisons_table
+        from taiwa.report.forest import forest_figure
+
+        parts.append(tag("h4", "paired comparisons"))
+        parts.append(renderable_html(comparisons_table(block)))
+        section.figures.insert(0, forest_figure(block))
+    if section.figures:
+        figs, undrawn = [], []
+        for fig in section.figures:
+            counter[0] += 1
+            if not fig.drawn:  # one line saying why, not empty axes
+                undrawn.append(tag("p", tag("b", fig.title), ": ", fig.reason, cls="nofigure"))
+                continue
+            caption = tag("figcaption", tag("b", fig.title), " ", fig.caption)
+            figs.append(tag("figure", inline_svg(fig.svg, f"f{counter[0]}"), caption))
+        if figs:
+            parts.append(Html(f'<div class="figures">{join(figs)}</div>'))
+        parts += undrawn
+    if section.examples:
+        parts.append(tag("h4", "examples"))
+        parts += [renderable_html(e) for e in section.examples]
+    flags = flag_lines(run.summary)
+    if flags:
+        items = join(tag("li", f) for f in flags)
+        parts.append(Html(f'<h4>flags</h4><ul class="notes flags">{items}</ul>'))
+    if run.summary["notes"]:
+        notes = join(tag("li", n) for n in run.summary["notes"])
+        parts.append(Html(f'<h4>notes</h4><ul class="notes">{notes}</ul>'))
+    parts.append(tag("h4", "failures"))
+    parts.append(failures(run))
+    parts.append(tag("h4", "provenance"))
+    parts.append(provenance(run))
+    counter[0] += 1
+    return parts
 
 
 def report_html(runs: Sequence[RunData], methods: Sequence[Method[Any]]) -> str:

@@ -6,7 +6,6 @@ run already wrote, and the failed rows with their reasons."""
 from __future__ import annotations
 
 import json
-import math
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -15,7 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from taiwa.errors import InputError, TaiwaError
-from taiwa.io import decoded_lines, json_type, path_kind, require_file, shown_path
+from taiwa.io import decoded_lines, json_type, path_kind, read_json_object, require_file, shown_path
+from taiwa.report.summary_schema import check_row, check_summary, line_of
 
 if TYPE_CHECKING:
     from taiwa.harness.method import Method
@@ -27,93 +27,9 @@ FAILURE_EXAMPLES = 3
 """Failed rows shown per stage file (all are counted)."""
 
 
-def line_of(text: str, path: Sequence[str | int]) -> int | None:
-    """The line of ``text`` (indented JSON) where the value at ``path`` starts: each key is
-    looked for after the previous one, so ``("systems", "demo", "wed")`` finds the ``wed`` of
-    the ``demo`` block. ``None`` when a key is not found."""
-    pos = 0
-    for key in path:
-        if isinstance(key, int):
-            continue
-        found = text.find(json.dumps(key, ensure_ascii=False) + ":", pos)
-        if found < 0:
-            return None
-        pos = found
-    return text.count("\n", 0, pos) + 1
-
-
 def read_json(path: Path) -> tuple[dict[str, Any], str]:
-    """A JSON object file and its text; errors name the file and the line."""
-    kind = path_kind(path)
-    if kind != "file":
-        got = {"missing": "no such file", "directory": "a directory"}.get(kind, "not a file")
-        raise InputError(shown_path(path), None, None, "a file written by a taiwa run", got)
-    text = "".join(decoded_lines(path))
-    try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as exc:
-        cut = " (is the file truncated?)" if exc.pos >= len(text.rstrip()) else ""
-        got = f"{exc.msg} at column {exc.colno}{cut}"
-        raise InputError(str(path), exc.lineno, None, "valid JSON", got) from None
-    except RecursionError:
-        raise InputError(str(path), None, None, "JSON nested less deep", "deeper") from None
-    if not isinstance(obj, dict):
-        raise InputError(str(path), 1, None, "a JSON object", json_type(obj))
-    return obj, text
-
-
-_SUMMARY_FIELDS: dict[str, tuple[type, ...]] = {
-    "method": (str,),
-    "status": (str,),
-    "systems": (dict,),
-    "across": (dict,),
-    "failures": (dict,),
-    "calls": (list,),
-    "notes": (list,),
-}
-_NUMBER = (int, float)
-
-
-def check_summary(path: Path, obj: dict[str, Any], text: str) -> None:
-    """The fields every run's ``summary.json`` has, with their types; every estimate (an object
-    with ``value`` and ``n``) holds numbers; failure counts are integers."""
-
-    def fail(where: Sequence[str | int], expected: str, got: Any) -> InputError:
-        name = ".".join(str(p) for p in where)
-        return InputError(str(path), line_of(text, where), name, expected, got)
-
-    for key, types in _SUMMARY_FIELDS.items():
-        if key not in obj:
-            raise fail([key], "this field to be present", None)
-        if not isinstance(obj[key], types):
-            raise fail([key], f"{types[0].__name__}", json_type(obj[key]))
-    for system, block in obj["systems"].items():
-        if not isinstance(block, dict):
-            raise fail(["systems", system], "an object", json_type(block))
-    for stage, count in obj["failures"].items():
-        if not isinstance(count, int) or isinstance(count, bool):
-            raise fail(["failures", stage], "a count", json_type(count))
-    stack: list[tuple[list[str | int], Any]] = [([], obj)]
-    while stack:
-        where, value = stack.pop()
-        if isinstance(value, dict):
-            if "value" in value and "n" in value:
-                _check_estimate(value, where, fail)
-            stack += [([*where, k], v) for k, v in value.items()]
-        elif isinstance(value, list):
-            stack += [([*where, k], v) for k, v in enumerate(value)]
-
-
-def _check_estimate(value: dict[str, Any], where: list[str | int], fail: Any) -> None:
-    n = value["n"]
-    if not isinstance(n, int) or isinstance(n, bool) or n < 0:
-        raise fail([*where, "n"], "a count", json.dumps(n))
-    for k in ("value", "ci_low", "ci_high"):
-        v = value.get(k)
-        if v is not None and (not isinstance(v, _NUMBER) or isinstance(v, bool)):
-            raise fail([*where, k], "a number or null", json.dumps(v, ensure_ascii=False)[:40])
-        if isinstance(v, float) and math.isinf(v):
-            raise fail([*where, k], "a finite number", str(v))
+    """A JSON object file of a run and its text; errors name the file and the line."""
+    return read_json_object(path, "a file written by a taiwa run")
 
 
 @dataclass
@@ -175,7 +91,7 @@ class RunData:
         out = []
         for p in sorted(self.path.glob("*.jsonl")):
             f = FailedRows(p.name)
-            for line, row in _jsonl(p, only='"error"'):
+            for line, row in _jsonl(p):  # every row checked: a damaged file is refused
                 if "error" not in row:
                     continue
                 if row.get("skipped"):
@@ -221,7 +137,10 @@ def _jsonl(path: Path, only: str = "") -> Iterator[tuple[int, dict[str, Any]]]:
         if not line.strip() or (only and only not in line):
             continue
         try:
-            obj = json.loads(line)
+            obj = json.loads(line, parse_constant=_no_constant)
+        except _NotANumber as exc:
+            got = f"{exc.args[0]} (taiwa writes null for a missing number)"
+            raise InputError(str(path), number, None, "finite numbers", got) from None
         except json.JSONDecodeError as exc:
             cut = " (is the file truncated?)" if not line.endswith("\n") else ""
             got = f"{exc.msg} at column {exc.colno}{cut}"
@@ -230,7 +149,17 @@ def _jsonl(path: Path, only: str = "") -> Iterator[tuple[int, dict[str, Any]]]:
             raise InputError(str(path), number, None, "JSON nested less deep", "deeper") from None
         if not isinstance(obj, dict):
             raise InputError(str(path), number, None, "a JSON object", json_type(obj))
+        if not only:
+            check_row(path, number, obj)
         yield number, obj
+
+
+class _NotANumber(ValueError):
+    """``NaN`` / ``Infinity`` in a run's file: never written by taiwa, so a hand edit."""
+
+
+def _no_constant(name: str) -> Any:
+    raise _NotANumber(name)
 
 
 def load_run(path: Path) -> RunData:

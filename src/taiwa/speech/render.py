@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from taiwa.errors import InputError
-from taiwa.io import iter_rows, shown, write_jsonl
+from taiwa.io import check_id, iter_rows, shown, write_jsonl
 from taiwa.speech.tts import TTS
 from taiwa.speech.wav import (
     AudioFormatError,
@@ -118,10 +118,9 @@ def render_dataset(
     (id and texts present) before the first file is synthesised; the file is read twice and
     never held whole."""
     target = dataset_out or default_dataset_out(data, out_dir)
+    seen: dict[str, int] = {}
     for number, record in _records(data, limit):  # every record checked before any synthesis
-        rid = record.get("id")
-        if not isinstance(rid, str) or not rid.strip():
-            raise InputError(str(data), number, "id", "a non-empty string", shown(rid))
+        check_id(data, number, record.get("id"), seen)  # a repeated id would share its files
         for f in fields:
             text = _field(record, f.path)
             if not isinstance(text, str) or not text.strip():

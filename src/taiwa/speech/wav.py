@@ -46,9 +46,13 @@ def wav_info(path: str | Path) -> WavInfo:
     """The header of ``path``; :class:`AudioFormatError` when it is missing or not a WAV file."""
     import soundfile as sf
 
+    from taiwa.io import path_kind
+
     p = Path(path)
-    if not p.is_file():
-        raise AudioFormatError("an existing WAV file (no such file)")
+    kind = path_kind(p)  # a FIFO or a device is refused before it is opened (it could block)
+    if kind != "file":
+        found = {"missing": "no such file", "directory": "a directory"}.get(kind, "not a file")
+        raise AudioFormatError(f"an existing WAV file ({found})")
     try:
         info = sf.info(str(p))
     except (RuntimeError, sf.LibsndfileError) as exc:  # corrupt, truncated or not audio
@@ -63,6 +67,16 @@ def _reason(exc: BaseException) -> str:
     return text.split(": ", 1)[-1][:120] if text else type(exc).__name__
 
 
+def check_wav_with_audio(path: str | Path) -> WavInfo:
+    """The header of ``path`` if it is a readable WAV file with at least one sample; else
+    :class:`AudioFormatError` saying what was found (a 44-byte header without samples, a
+    0-frame file). What every audio part is checked against before any model hears it."""
+    info = wav_info(path)
+    if info.frames == 0:
+        raise AudioFormatError("a WAV file with audio in it (it has no samples)")
+    return info
+
+
 def check_benchmark_wav(path: str | Path) -> WavInfo:
     """The header of ``path`` if it is 24 kHz / 16-bit / mono WAV with some audio (seed 000
     §3.3); else :class:`AudioFormatError` saying what was found."""
@@ -70,9 +84,7 @@ def check_benchmark_wav(path: str | Path) -> WavInfo:
     found = f"{info.sample_rate} Hz, {info.subtype}, {info.channels} channel(s)"
     if (info.sample_rate, info.subtype, info.channels) != (SAMPLE_RATE, SUBTYPE, CHANNELS):
         raise AudioFormatError(f"24000 Hz, PCM_16, mono WAV (seed 000 §3.3), found {found}")
-    if info.frames == 0:
-        raise AudioFormatError("a WAV file with audio in it (it has no samples)")
-    return info
+    return check_wav_with_audio(path)
 
 
 def padded_edges_silent(path: str | Path) -> bool:

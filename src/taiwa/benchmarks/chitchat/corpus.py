@@ -19,17 +19,18 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from taiwa import schema
 from taiwa.errors import InputError
 from taiwa.io import iter_records, shown, unique_ids
-from taiwa.schema import MAX_TEXT_CHARS, Dialogue
+from taiwa.schema import Dialogue
 
 MIN_SPEAKERS = 2
 MAX_SPEAKERS = 3
 """Seed 001 uses 2-speaker and 3-speaker chats."""
 
-MAX_ID_CHARS = MAX_TEXT_CHARS - 32
+MAX_ID_CHARS = schema.MAX_ID_CHARS - 32
 """The longest dialogue id: the builder's item ids add a suffix (``-cont-t12``), and an item id
-is bounded like any text."""
+is bounded like any id (:data:`taiwa.schema.MAX_ID_CHARS`)."""
 
 
 @dataclass(frozen=True)

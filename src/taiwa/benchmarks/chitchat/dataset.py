@@ -29,7 +29,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from taiwa.io import iter_records, unique_ids
-from taiwa.schema import NonBlank
+from taiwa.schema import Id, NonBlank
 from taiwa.text.normalize import nfkc
 
 TaskType = Literal["next_utterance", "next_speaker", "continuation"]
@@ -111,7 +111,7 @@ class ChitchatItem(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    id: NonBlank
+    id: Id
     task: TaskType
     labels: list[Label] = Field(min_length=2, max_length=3)
     target: Label | None = None

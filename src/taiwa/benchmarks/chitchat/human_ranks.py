@@ -24,7 +24,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_valida
 
 from taiwa.errors import InputError
 from taiwa.io import iter_records, shown
-from taiwa.schema import NonBlank
+from taiwa.schema import Id, NonBlank
 
 
 def _not_bool(value: Any) -> Any:
@@ -41,7 +41,7 @@ class Ranking(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    id: NonBlank
+    id: Id
     annotator: NonBlank
     ranks: dict[NonBlank, Rank] = Field(min_length=2)
 

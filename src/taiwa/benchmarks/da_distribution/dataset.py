@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_core.core_schema import ValidationInfo
 
 from taiwa.io import iter_records, unique_ids
-from taiwa.schema import NonBlank, Taxonomy, canonical_act
+from taiwa.schema import Id, NonBlank, Taxonomy, canonical_act
 
 
 class ContextItem(BaseModel):
@@ -31,7 +31,7 @@ class ContextItem(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    id: NonBlank
+    id: Id
     history: list[NonBlank] = Field(default_factory=list)
     context: NonBlank
     prev_act: str | None = None

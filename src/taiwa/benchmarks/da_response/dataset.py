@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 
 from taiwa.io import iter_records, unique_ids
 from taiwa.metrics.da_steps import TOLERANCE, ImportanceWarning
-from taiwa.schema import DASequence, DAStep, NonBlank, Text
+from taiwa.schema import DASequence, DAStep, Id, NonBlank, Text
 from taiwa.taxonomies import load_taxonomy
 
 
@@ -66,7 +66,7 @@ class DAResponseItem(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    id: NonBlank
+    id: Id
     scenario_context: ScenarioContext
     input: InputTurn
     output: OutputTurn

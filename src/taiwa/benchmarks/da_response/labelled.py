@@ -34,7 +34,7 @@ from taiwa.benchmarks.da_response.dataset import (
 )
 from taiwa.errors import InputError
 from taiwa.io import iter_rows, shown_path
-from taiwa.schema import DAStep, NonBlank
+from taiwa.schema import DAStep, Id, NonBlank
 from taiwa.taxonomies import load_taxonomy
 
 KINDS = ("gold", "missing", "redundant", "substituted")
@@ -66,7 +66,7 @@ class AlternativesItem(BaseModel):
     """One request with its gold reply and flawed variants."""
 
     model_config = ConfigDict(extra="ignore")
-    id: NonBlank
+    id: Id
     scenario_context: ScenarioContext
     input: InputTurn
     alternatives: list[Variant]

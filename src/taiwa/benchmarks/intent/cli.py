@@ -4,6 +4,7 @@ dialogue corpus, through annotation sheets, to the shuffled benchmark file (seed
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -19,6 +20,8 @@ CANDIDATES = "candidates.jsonl"
 RECORD = "build.json"
 REVIEW = "review.csv"
 SHEETS = "sheets"
+MAX_ANNOTATORS = 26
+"""The most annotation sheets a build writes or an import reads (one per letter)."""
 
 
 def build_intent(
@@ -45,7 +48,8 @@ def build_intent(
         ),
     ] = "none",
     annotators: Annotated[
-        int, typer.Option(min=2, max=26, help="Annotation sheets to write (seed: 3).")
+        int,
+        typer.Option(min=2, max=MAX_ANNOTATORS, help="Annotation sheets to write (seed: 3)."),
     ] = 3,
     seed: Annotated[
         int, typer.Option(min=0, max=2**63 - 1, help="Generation seed and option order.")
@@ -236,19 +240,19 @@ def build_intent_import(
 
 
 def _annotators(path: Path) -> int:
-    """The number of sheets the build wrote, from its record."""
-    import json
-
+    """The number of sheets the build wrote, from its record (range-checked before any sheet
+    is looked for: at most :data:`MAX_ANNOTATORS`)."""
     from taiwa.errors import InputError
-    from taiwa.io import require_file
+    from taiwa.io import read_json_object
 
-    require_file(path, "the record of taiwa build intent")
-    try:
-        value = json.loads(path.read_text(encoding="utf-8")).get("annotators")
-    except (ValueError, AttributeError, UnicodeDecodeError):
-        value = None
-    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        raise InputError(str(path), None, "annotators", "a positive number of sheets")
+    record, text = read_json_object(path, "the record of taiwa build intent")
+    value = record.get("annotators")
+    if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= MAX_ANNOTATORS:
+        line = next((n for n, ln in enumerate(text.splitlines(), 1) if '"annotators"' in ln), None)
+        got = json.dumps(value)[:40] if value is not None else None
+        raise InputError(
+            str(path), line, "annotators", f"a number of sheets from 1 to {MAX_ANNOTATORS}", got
+        )
     return value
 
 

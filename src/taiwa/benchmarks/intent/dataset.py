@@ -24,7 +24,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from taiwa.io import InputError, iter_records, unique_ids
-from taiwa.schema import NonBlank
+from taiwa.schema import Id, NonBlank
 
 NONE_OF_THESE = "該当なし"
 """The last option of every question (seed 004 §2.3)."""
@@ -36,7 +36,7 @@ class QuestionBase(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    id: NonBlank
+    id: Id
     group: NonBlank
     context: NonBlank
     core: NonBlank

@@ -8,9 +8,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from taiwa.io import iter_records, unique_ids
+from taiwa.errors import InputError
+from taiwa.io import iter_records, shown, unique_ids
 from taiwa.models.types import ChatMessage
-from taiwa.schema import NonBlank, non_blank
+from taiwa.schema import Id, NonBlank, non_blank
 
 
 class PromptSample(BaseModel):
@@ -18,7 +19,7 @@ class PromptSample(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    id: NonBlank
+    id: Id
     prompt: NonBlank | None = None
     system: NonBlank | None = None
     messages: list[ChatMessage] | None = Field(None, min_length=1)
@@ -54,8 +55,33 @@ class PromptSample(BaseModel):
 
 
 def iter_prompts(path: Path) -> Iterator[PromptSample]:
-    """Read and validate one sample at a time; ids must be unique."""
-    return unique_ids(path, iter_records(path, PromptSample))
+    """Read and validate one sample at a time; ids must be unique; every audio part must be a
+    WAV file with samples in it (checked here, before any model call)."""
+    return unique_ids(path, _audio_checked(path, iter_records(path, PromptSample)))
+
+
+def _audio_checked(
+    path: Path, records: Iterator[tuple[int, PromptSample]]
+) -> Iterator[tuple[int, PromptSample]]:
+    for number, sample in records:
+        for i, message in enumerate(sample.messages or ()):
+            if isinstance(message.content, str):
+                continue
+            for j, part in enumerate(message.content):
+                if part.type == "audio":
+                    _check_audio(path, number, f"messages[{i}].content[{j}]", part.audio_path)
+        yield number, sample
+
+
+def _check_audio(path: Path, line: int, where: str, audio: str | None) -> None:
+    from taiwa.speech.wav import AudioFormatError, check_wav_with_audio
+
+    if audio is None:
+        raise InputError(str(path), line, f"{where}.audio_path", "a WAV path", None)
+    try:
+        check_wav_with_audio(audio)
+    except AudioFormatError as exc:
+        raise InputError(str(path), line, f"{where}.audio_path", str(exc), shown(audio)) from None
 
 
 def load_prompts(path: Path) -> list[PromptSample]:

@@ -242,11 +242,15 @@ def line_chunks(paths: Sequence[str], size: int) -> Iterator[tuple[str, int, lis
 
 
 def check_totals(kind: InputKind, paths: Sequence[str], stats: Counter[str]) -> None:
-    """Text must hold a sentence; n-grams both 1-grams (for ``h``) and n-grams (for ``g``)."""
+    """Text must hold a sentence and a word; n-grams both 1-grams (for ``h``) and n-grams
+    (for ``g``)."""
     where = paths[0] if len(paths) == 1 else f"{paths[0]} (and {len(paths) - 1} more)"
     if kind != "ngrams":
         if not stats["units"]:
             raise InputError(where, None, None, "at least one sentence", "none")
+        if not stats["tokens"]:  # blank lines (or stop words) only: nothing to mine
+            what = "at least one content word" if kind == "text" else "at least one token"
+            raise InputError(where, None, None, what, "none in any line")
         return
     if not stats["unigram_lines"]:
         raise InputError(where, None, None, "1-gram lines (the 1gms files) to count h(v)", "none")
