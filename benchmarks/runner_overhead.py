@@ -189,10 +189,15 @@ async def sleeps_only(n: int, latency: float, concurrency: int) -> float:
 
 
 def _records(method: str, n: int) -> list[dict[str, object]]:
-    """``n`` items of ``method``: prompts, or the bundled intent items under new ids (each item
-    its own group, so the dataset stays valid however often an item repeats)."""
+    """``n`` items of ``method``: prompts with a reference reply (so each reply is scored by
+    Japanese ROUGE, tokenising included, while the other requests are in flight), or the
+    bundled intent items under new ids (each item its own group, so the dataset stays valid
+    however often an item repeats)."""
     if method == "prompts":
-        return [{"id": f"q{i}", "prompt": f"質問{i}"} for i in range(n)]
+        return [
+            {"id": f"q{i}", "prompt": f"質問{i}", "reference": f"はい、{i}番目の質問に答えます。"}
+            for i in range(n)
+        ]
     from taiwa.samples import sample_path
 
     lines = sample_path("intent/items.jsonl").read_text("utf-8").splitlines()
