@@ -14,10 +14,11 @@ and this file is run by that venv's interpreter as a driver (it imports no taiwa
 ITEMS.jsonl holds ``{"id", "prompt", "target"}``: the exact user message taiwa sends for each
 item (seed 004's question) and the gold option text. Each harness makes one warm-up run on 20
 items (imports, first connections), then ``REPEAT`` timed runs of all items; only the
-evaluation call is timed, as for taiwa's runner. Both answer with the same chat completions
-from the same server, at temperature 0 and 16 tokens at most, scored by exact match (the
-score is not compared: the minimal server answers every question alike). The driver prints
-one JSON line: ``{"walls": [...], "samples": N, "errors": K}``.
+evaluation call is timed, as for taiwa's runner. ``REPEAT`` 0 makes one cold run (no warm-up)
+and exits: ``runner_overhead.py`` times that whole process, exec to exit. Both answer with the
+same chat completions from the same server, at temperature 0 and 16 tokens at most, scored by
+exact match (the score is not compared: the minimal server answers every question alike). The
+driver prints one JSON line: ``{"walls": [...], "samples": N, "errors": K}``.
 """
 
 from __future__ import annotations
@@ -72,8 +73,9 @@ def run_inspect(
         return wall, len(samples), sum(1 for s in samples if s.error is not None)
 
     with tempfile.TemporaryDirectory() as tmp:
-        once(items[:20], tmp)
-        runs = [once(items, tmp) for _ in range(repeat)]
+        if repeat:  # REPEAT 0: one cold run and exit, for timing the whole process
+            once(items[:20], tmp)
+        runs = [once(items, tmp) for _ in range(max(repeat, 1))]
     return {"walls": [w for w, _, _ in runs], "samples": runs[-1][1], "errors": runs[-1][2]}
 
 
@@ -130,8 +132,9 @@ def run_lm_eval(
 
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)
-        once(items[:20], tmp, "warm")
-        runs = [once(items, tmp, f"r{i}") for i in range(repeat)]
+        if repeat:  # REPEAT 0: one cold run and exit, for timing the whole process
+            once(items[:20], tmp, "warm")
+        runs = [once(items, tmp, f"r{i}") for i in range(max(repeat, 1))]
     return {"walls": [w for w, _, _ in runs], "samples": runs[-1][1], "errors": runs[-1][2]}
 
 

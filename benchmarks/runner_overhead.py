@@ -43,11 +43,12 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 from taiwa.benchmarks import get_method
 from taiwa.harness.config import RunConfig
 from taiwa.harness.runner import run
+from whole_process import print_table, taiwa_command, whole_process
 
 _REPLY = json.dumps(
     {
@@ -58,6 +59,9 @@ _REPLY = json.dumps(
     ensure_ascii=False,
 ).encode()
 _MODELS = b'{"object":"list","data":[{"id":"stub","object":"model"}]}'
+_STATS: dict[str, float | None] = {"first": None, "last_in": None, "last_out": None, "posts": 0}
+"""What the server saw since ``GET /v1/stats`` last read (and reset) it, on ``time.time()``:
+the first and last POST's arrival, the last reply's sending, the POSTs answered."""
 
 
 class _Responder(asyncio.Protocol):
@@ -82,17 +86,30 @@ class _Responder(asyncio.Protocol):
             if len(self.buffer) < end + 4 + length:
                 return
             self.buffer = self.buffer[end + 4 + length :]
-            body = _MODELS if head.startswith(b"get") else _REPLY
+            is_get = head.startswith(b"get")
+            if is_get and head.startswith(b"get /v1/stats"):
+                body = json.dumps(_STATS).encode()
+                _STATS.update(first=None, last_in=None, last_out=None, posts=0)
+            elif is_get:
+                body = _MODELS
+            else:
+                body = _REPLY
+                now = time.time()
+                _STATS["first"] = _STATS["first"] or now
+                _STATS["last_in"] = now
             response = (
                 b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
                 b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
             )
-            delay = 0.0 if head.startswith(b"get") else self.latency
-            loop.call_later(delay, self._send, response)
+            delay = 0.0 if is_get else self.latency
+            loop.call_later(delay, self._send, response, not is_get)
 
-    def _send(self, response: bytes) -> None:
+    def _send(self, response: bytes, post: bool) -> None:
         if self.transport is not None and not self.transport.is_closing():
             self.transport.write(response)
+            if post:
+                _STATS["last_out"] = time.time()
+                _STATS["posts"] = (_STATS["posts"] or 0) + 1
 
 
 def serve(port: int, latency: float) -> None:
@@ -172,10 +189,15 @@ async def sleeps_only(n: int, latency: float, concurrency: int) -> float:
 
 
 def _records(method: str, n: int) -> list[dict[str, object]]:
-    """``n`` items of ``method``: prompts, or the bundled intent items under new ids (each item
-    its own group, so the dataset stays valid however often an item repeats)."""
+    """``n`` items of ``method``: prompts with a reference reply (so each reply is scored by
+    Japanese ROUGE, tokenising included, while the other requests are in flight), or the
+    bundled intent items under new ids (each item its own group, so the dataset stays valid
+    however often an item repeats)."""
     if method == "prompts":
-        return [{"id": f"q{i}", "prompt": f"質問{i}"} for i in range(n)]
+        return [
+            {"id": f"q{i}", "prompt": f"質問{i}", "reference": f"はい、{i}番目の質問に答えます。"}
+            for i in range(n)
+        ]
     from taiwa.samples import sample_path
 
     lines = sample_path("intent/items.jsonl").read_text("utf-8").splitlines()
@@ -230,6 +252,27 @@ def other_harness(
     return [float(w) for w in got["walls"]]
 
 
+def _whole_commands(
+    args: argparse.Namespace, data: Path, tmp: Path, url: str, items: list[dict[str, str]]
+) -> dict[str, Any]:
+    """Round ``i`` → the command line of each whole-process path: ``taiwa run``, and each
+    other harness's driver in its one-cold-run mode (REPEAT 0) on the same items."""
+    other_items = tmp / "other-items.jsonl"
+    other_items.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in items))
+    driver = str(Path(__file__).with_name("other_harnesses.py"))
+    conc = str(args.concurrency)
+    out: dict[str, Any] = {
+        f"taiwa run {args.method}": lambda i: taiwa_command(
+            args.method, url, data, tmp / f"whole{i}", args.concurrency
+        )
+    }
+    others = [("inspect-ai", "inspect", args.inspect), ("lm-eval", "lm-eval", args.lm_eval)]
+    for name, key, python in others:
+        if python:
+            out[name] = lambda i, p=python, k=key: [p, driver, k, str(other_items), url, conc, "0"]
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--requests", type=int, default=1000)
@@ -265,6 +308,8 @@ def main() -> None:
                 max_tokens=16,
             )
             bodies, items = _bodies(cfg)
+            whole = _whole_commands(args, data, Path(tmp), url, items)
+            wholes: dict[str, list[dict[str, float]]] = {name: [] for name in whole}
             # Warm-up (imports, first connections) on a separate run, then the timed runs,
             # the paths taking turns so that a slow spell of the machine hits them alike.
             warm = {"limit": 20, "out": Path(tmp) / "warm", "cache_dir": Path(tmp) / "warm-cache"}
@@ -280,6 +325,11 @@ def main() -> None:
                 )
                 walls["runner"].append(time.perf_counter() - t0)
                 parts.append(result.summary["seconds"])
+                for name, command in whole.items():
+                    got = whole_process(name, command(i), url)
+                    if got["posts"] < len(bodies):
+                        sys.exit(f"{name}: {got['posts']:.0f} requests of {len(bodies)}")
+                    wholes[name].append(got)
             others = {
                 name: other_harness(key, python, items, url, args.concurrency, args.repeat)
                 for name, key, python in [
@@ -300,7 +350,7 @@ def main() -> None:
         ("ideal: N x latency / concurrency", [ideal]),
         ("timers only: asyncio.sleep, no network", walls["floor"]),
         ("bare aiohttp client, same bodies, no cache", walls["raw"]),
-        ("taiwa runner (aiohttp client, cache, stages, files)", walls["runner"]),
+        ("taiwa runner in-process (run(), after a warm-up)", walls["runner"]),
         *others.items(),
     ]
     print(f"{'path':52s} {'wall s':>7s} {'wall/ideal':>10s} {'min':>6s} {'max':>6s}")
@@ -313,11 +363,23 @@ def main() -> None:
         name, fastest = min(others.items(), key=lambda kv: statistics.median(kv[1]))
         ratio = statistics.median(walls["runner"]) / statistics.median(fastest)
         print(f"taiwa / the faster other harness ({name.split(' ')[0]}): {ratio:.3f} (goal <= 0.8)")
+    span_ideal = max(args.requests - args.concurrency, 1) * args.latency / args.concurrency
+    print_table(wholes, ideal, span_ideal)
+    name, _ = min(
+        ((k, v) for k, v in wholes.items() if not k.startswith("taiwa")),
+        key=lambda kv: statistics.median(r["wall"] for r in kv[1]),
+        default=(None, None),
+    )
+    if name is not None:
+        own = statistics.median(r["wall"] for r in wholes[f"taiwa run {args.method}"])
+        fast = statistics.median(r["wall"] for r in wholes[name])
+        print(f"whole process, taiwa / the faster other harness ({name}): {own / fast:.3f}")
     stages = [k for k in parts[0] if k != "total"]
     medians = {k: statistics.median(p[k] for p in parts) for k in stages}
-    rest = statistics.median(walls["runner"]) - sum(medians.values())
+    rest = statistics.median(walls["runner"]) - statistics.median(p["total"] for p in parts)
     shown = ", ".join(f"{k} {v:.3f}" for k, v in medians.items())
-    print(f"runner, median seconds: {shown}; load, checks and writing {rest:.3f}")
+    print(f"runner in-process, median seconds: {shown} (a pipelined stage overlaps the one it")
+    print(f"follows); outside the stages (load, checks, writing) {rest:.3f}")
 
 
 if __name__ == "__main__":

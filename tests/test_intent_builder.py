@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from taiwa.benchmarks.intent import cli as intent_cli
 from taiwa.benchmarks.intent.build_records import Question
 from taiwa.benchmarks.intent.builder_prompts import parse_candidates, parse_contexts, parse_verdict
 from taiwa.benchmarks.intent.dataset import NONE_OF_THESE, iter_items
@@ -212,8 +213,11 @@ def test_build_then_import_with_llm_filter(
 
 
 def test_manual_filter_review(
-    stub: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    stub: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # wide enough for the whole path: under pytest-xdist tmp_path is longer (popen-gwN/), and
+    # at 80 columns rich elides the end of the path, file name included
+    monkeypatch.setattr(intent_cli.console, "width", 400)
     d = tmp_path / "build"
     code, out, err = _build(capsys, stub, d, "--filter", "manual", "--contexts", "1")
     assert code == 0, err

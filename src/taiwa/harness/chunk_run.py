@@ -5,14 +5,18 @@ spill files and the chunk is dropped.
 
 Pipelining: per-system stages that call no model and directly follow one that does (a score
 stage) run on each sample as soon as its row is made (:class:`_Followers`), so they are done
-when the last reply lands (``tests/test_pipelining.py``).
+when the last reply lands (``tests/test_pipelining.py``). They run on a worker thread, not on
+the event loop, so that their CPU work (Japanese tokenising, classifiers) never holds back the
+requests waiting to go out (issue 29, point 3); the rows are the same, sample by sample.
 """
 
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -108,23 +112,27 @@ async def _run_chunk(
                     break
                 followers.append(later)
         pipe = _Followers(stage.name, followers, upstream, progress, tasks)
-        per_system = await asyncio.gather(
-            *(
-                run_stage(
-                    stage,
-                    samples,
-                    lambda s, sys_=sys_: upstream[sys_][s.id],  # type: ignore[misc]
-                    models[sys_],
-                    advance,
-                    pipe.lane(sys_),
+        try:
+            per_system = await asyncio.gather(
+                *(
+                    run_stage(
+                        stage,
+                        samples,
+                        lambda s, sys_=sys_: upstream[sys_][s.id],  # type: ignore[misc]
+                        models[sys_],
+                        advance,
+                        pipe.lane(sys_),
+                    )
+                    for sys_ in plan.systems
                 )
-                for sys_ in plan.systems
             )
-        )
+            await pipe.drain()
+        finally:
+            pipe.close()
         for sys_, rows in zip(plan.systems, per_system, strict=True):
             store.append(stage.name, sys_, _with_ids(ids, sys_, rows))
-        own = _since(start) - sum(pipe.seconds.values())
-        seconds[stage.name] = round(seconds.get(stage.name, 0.0) + own, 3)
+        # the followers ran on their own thread, beside the requests: not subtracted
+        seconds[stage.name] = round(seconds.get(stage.name, 0.0) + _since(start), 3)
         for f in followers:
             for sys_ in plan.systems:
                 rows = [upstream[sys_][sid][f.name] for sid in ids]
@@ -148,7 +156,13 @@ def _stage_model(plan: Plan, pool: ModelPool, stage: Stage[Any], system: str) ->
 
 class _Followers:
     """Runs the local ``followers`` of stage ``name`` on each sample as soon as its row of
-    ``name`` is made (see :func:`_run_chunk`); their rows go into ``upstream``."""
+    ``name`` is made (see :func:`_run_chunk`); their rows go into ``upstream``.
+
+    The work goes to one worker thread (started with the first row), off the event loop: a
+    thread, not a process, because stages are closures over a method's loaded resources; one,
+    because the followers are pure Python (the GIL lets one run at a time anyway) and the loop
+    gets the interpreter back at every switch interval. :meth:`drain` waits for them and raises
+    the first error a follower raised (a method's bug is raised, never lost)."""
 
     def __init__(
         self,
@@ -164,18 +178,39 @@ class _Followers:
         self.progress = progress
         self.tasks = tasks
         self.seconds = {f.name: 0.0 for f in followers}
+        self._pool: ThreadPoolExecutor | None = None
+        self._futures: list[Future[None]] = []
+        self._lock = threading.Lock()
 
     def lane(self, system: str) -> Callable[[Any, Row], None]:
         def on_done(sample: Any, row: Row) -> None:
             up = self.upstream[system][sample.id]
             up[self.name] = row
-            for f in self.followers:
-                start = time.perf_counter()
-                up[f.name] = local_row(f, sample, up)
-                self.seconds[f.name] += _since(start)
-                self.progress.advance(self.tasks[f.name], 1)
+            if not self.followers:
+                return
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(1, thread_name_prefix="taiwa-followers")
+            self._futures.append(self._pool.submit(self._follow, sample, up))
 
         return on_done
+
+    def _follow(self, sample: Any, up: dict[str, Row]) -> None:
+        for f in self.followers:
+            start = time.perf_counter()
+            up[f.name] = local_row(f, sample, up)
+            with self._lock:
+                self.seconds[f.name] += _since(start)
+            self.progress.advance(self.tasks[f.name], 1)
+
+    async def drain(self) -> None:
+        """Wait until every submitted sample went through the followers (in submission
+        order: the first error raised is the first sample's that failed)."""
+        for fut in self._futures:
+            await asyncio.wrap_future(fut)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _stage_label(stage: Stage[Any], plan: Plan) -> str:
