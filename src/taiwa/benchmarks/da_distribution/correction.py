@@ -66,9 +66,21 @@ def _report(path: Path) -> Mapping[str, Any] | None:
         data = json.loads(path.read_text("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError):
         return None
-    if isinstance(data, dict) and "labels" in data and "tagger" in data:
+    if isinstance(data, dict) and "tagger" in data and ("labels" in data or "sets" in data):
         return data
     return None
+
+
+def _blocks(report: Mapping[str, Any]) -> list[Any]:
+    """The tagger's label blocks of a report: one per gold set (``sets``, the two-split
+    validator's layout), or the single top-level ``labels`` block of the older layout."""
+    sets = report.get("sets")
+    groups = list(sets.values()) if isinstance(sets, dict) else [report]
+    out = []
+    for group in groups:
+        labels = group.get("labels") if isinstance(group, dict) else None
+        out.append(labels.get(report["tagger"]) if isinstance(labels, dict) else None)
+    return out
 
 
 def check_validation_file(path: Path, spec: str, classifier: bool) -> None:
@@ -84,8 +96,10 @@ def check_validation_file(path: Path, spec: str, classifier: bool) -> None:
         if not classifier:
             raise TaiwaError(_NEEDS_REPORT.format(spec=spec, path=path))
         return
-    block = report["labels"].get(report["tagger"]) if isinstance(report["labels"], dict) else None
-    if not isinstance(block, dict) or not isinstance(block.get("confusion"), dict):
+    blocks = _blocks(report)
+    if not blocks or not all(
+        isinstance(b, dict) and isinstance(b.get("confusion"), dict) for b in blocks
+    ):
         raise InputError(
             str(path), None, f"labels.{report['tagger']}.confusion", "a confusion table", "none"
         )
@@ -121,10 +135,13 @@ def load_validation(
         path = Path(option)
         report = _report(path)
         if report is not None:
-            table = report["labels"][report["tagger"]]["confusion"]
+            tables = [b["confusion"] for b in _blocks(report)]
             files = ", ".join(report.get("files", [])) or "?"
             name = f"{path} (taiwa validate tagger {report['tagger']} on {files})"
-            return Validation(name, confusion_from_table(table, labels))
+            confusion = confusion_from_table(tables[0], labels)
+            for table in tables[1:]:
+                confusion = confusion + confusion_from_table(table, labels)
+            return Validation(name, confusion)
         if tag_many is None:
             raise TaiwaError(_NEEDS_REPORT.format(spec=spec, path=option))
         examples = checked_examples(path)
