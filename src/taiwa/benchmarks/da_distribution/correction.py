@@ -117,7 +117,7 @@ def default_validation_set() -> tuple[list[Example], str]:
     sizes = " + ".join(f"{name} n={len(split)}" for name, split in parts.items())
     examples = [e for split in parts.values() for e in split]
     plural = "s" if len(parts) > 1 else ""
-    return examples, f"{BUNDLED}{plural} of the default tagger ({sizes})"
+    return examples, f"{BUNDLED}{plural} ({sizes})"
 
 
 def load_validation(
