@@ -185,8 +185,8 @@ def test_chat_style_margin_over_the_char_ngram_baseline(chat_figures: dict[str, 
     """Issue 26 asks for 0.1 macro-F1 above a char-n-gram-only model trained on the same data;
     the shipped model reaches 0.036 (README: "not the 0.1 asked"). What this asserts is what was
     reached: the point gap at least :data:`MARGIN_FLOOR`. The paired bootstrap 95 % CI of the gap
-    (the same held-out items resampled for both models) is printed: with n = 677 its width is
-    about ±0.03, so a 0.1 bar could be told apart from the baseline, 0.036 only barely."""
+    (the same held-out items resampled for both models) is printed: 0.037 [0.005, 0.070] with
+    n = 677, so the default is better than the baseline, by far less than 0.1."""
     from taiwa.metrics.paired import paired_statistic_difference
 
     gap = chat_figures["default"]["macro_f1"] - chat_figures["char_ngram"]["macro_f1"]
