@@ -1,6 +1,7 @@
 """Throughput of the default DA classifier against the tokeniser's, measured side by side.
 
-    python benchmarks/da_classifier_speed.py [--replies 5000] [--repeats 3]
+    python benchmarks/da_classifier_speed.py [--replies N] [--repeats N] [--tagger DIR]
+        [--no-assistant7]
 
 Builds (context, reply) pairs from the bundled labelled set (seeded: contexts and replies
 drawn independently, half of the replies reversed so most words are not met before), then,
@@ -13,8 +14,9 @@ drifts, so the two alternate and the best of each is compared; every run's ratio
    context n-grams, overlap features, mean ja-ginza vectors; then the matrix product), with the
    vectors and MeCab loaded beforehand (their one-off load time is printed apart).
 
-Prints replies/s of each, the ratio end-to-end / tokeniser, and whether end to end reaches the
-issue's target of 1,000 replies/s.
+``--tagger DIR``: a ``taiwa da train`` output instead of the shipped model (e.g. one trained
+with ``--char-ngram``, the faster option). Prints replies/s of each, the ratio end-to-end /
+tokeniser, and whether end to end reaches the issue's target of 1,000 replies/s.
 
 Then the same for the assistant7 offline annotator of da-response (issue 16): whole replies
 (the bundled held-out replies, repeated to ``--replies``) split into sentences, every sentence
@@ -27,10 +29,12 @@ from __future__ import annotations
 import argparse
 import random
 import time
+from pathlib import Path
 
 import fugashi
 
 from taiwa.annotators.da_classifier import default_classifier, load_examples
+from taiwa.annotators.da_classifier_own import load_own
 from taiwa.benchmarks.da_response.labelled import load_labelled
 from taiwa.benchmarks.da_response.shipped_annotator import HELD_OUT, default_annotator, sample_file
 
@@ -39,6 +43,8 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--replies", type=int, default=5000)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--tagger", type=Path, default=None, help="a `taiwa da train` output")
+    parser.add_argument("--no-assistant7", action="store_true", help="skip the assistant7 part")
     args = parser.parse_args()
 
     examples, _ = load_examples()
@@ -48,7 +54,7 @@ def main() -> None:
     replies = [r[::-1] if k % 2 else r for k, r in enumerate(replies)]
 
     start = time.perf_counter()
-    classifier = default_classifier()
+    classifier = default_classifier() if args.tagger is None else load_own(args.tagger)
     loaded = time.perf_counter() - start
     start = time.perf_counter()
     classifier.tag_many(contexts[:5], replies[:5])
@@ -75,7 +81,8 @@ def main() -> None:
         f"ratio {best_e2e / best_tok:.3f}; target 1,000/s "
         f"{'met' if best_e2e >= 1000 else 'NOT met'}"
     )
-    assistant7(args.replies, args.repeats)
+    if not args.no_assistant7:
+        assistant7(args.replies, args.repeats)
 
 
 def assistant7(n: int, repeats: int) -> None:

@@ -152,14 +152,18 @@ def test_the_default_tagger_reports_corrected_beside_raw(run_dir: Path) -> None:
 
 def test_the_bundled_confusion_is_the_shipped_models() -> None:
     """Computed at run time from the shipped model, so it cannot go stale when it changes."""
-    from taiwa.annotators.da_classifier import default_classifier, held_out_split, load_examples
+    from taiwa.annotators.da_classifier import default_classifier
+    from taiwa.annotators.da_classifier_recipe import training_sets
     from taiwa.benchmarks.da_distribution.correction import load_validation
     from taiwa.taxonomies import load_taxonomy
 
     tax = load_taxonomy("chitchat11")
     v = load_validation("default", None, tax, default_classifier().tag_many)
     assert v is not None
-    held = held_out_split(load_examples()[0])[1]
+    tests = training_sets()[1]
+    held = tests["tidy"] + tests["chat-style"]  # both bundled held-out splits, pooled
+    assert int(v.confusion.sum()) == len(held)
+    assert all(f"{k} n={len(x)}" in v.name for k, x in tests.items())
     pred = default_classifier().tag_many([e.context for e in held], [e.reply for e in held])
     assert v.confusion.trace() == sum(p == e.act for p, e in zip(pred, held, strict=True))
 

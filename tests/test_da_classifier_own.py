@@ -97,3 +97,19 @@ def test_too_little_data_is_one_line(tmp_path: Path) -> None:
     rows = bundled(CHAT_TRAIN_PATH)[:5]
     with pytest.raises(Exception, match="too few examples"):
         train_own(rows, tmp_path / "o", sha256="x", data_path="tiny.jsonl")
+
+
+def test_char_ngram_flag_trains_the_fast_tagger(
+    tmp_path: Path, data_files: tuple[Path, Path]
+) -> None:
+    """``--char-ngram``: the reply's character n-grams only (no MeCab pass, no vectors), the
+    README's faster option; it loads and tags like any ``--tagger DIR``."""
+    out = tmp_path / "fast"
+    proc = taiwa("da", "train", "--char-ngram", "--data", str(data_files[0]), "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    meta = json.loads((out / "taiwa_da.json").read_text("utf-8"))
+    assert meta["training"]["features"] == "char-ngram"
+    tagger = load_own(out)
+    s = tagger.featurizer.settings
+    assert not (s.use_vectors or s.use_context or s.use_extras or s.word_bits or s.casual)
+    assert tagger.tag_many(["明日ひま？"], ["ひまひま"])[0] in tagger.acts

@@ -124,6 +124,13 @@ def train_command(
     max_length: Annotated[int, typer.Option(min=8, help="Tokens per (context, reply) pair.")] = 128,
     seed: Annotated[int, typer.Option(min=0, help="Seed of the split, upsampling, init.")] = 0,
     overwrite: Annotated[bool, typer.Option(help="Replace a non-empty --out.")] = False,
+    char_ngram: Annotated[
+        bool,
+        typer.Option(
+            help="Without --base: the reply's character n-grams only (no MeCab, no vectors): "
+            "the faster, less accurate tagger of `taiwa validate tagger`'s char-n-gram row."
+        ),
+    ] = False,
 ) -> None:
     """Train a chitchat11 dialogue-act tagger on labelled utterances (seed 002 §5.2): without
     --base, the default classifier's features and recipe (L2 strength and temperature picked on
@@ -138,7 +145,14 @@ def train_command(
         from taiwa.annotators.da_classifier_own import train_own
 
         with console.status("training (features, L2 search, temperature) …"):
-            own = train_own(examples, out, overwrite=overwrite, sha256=sha, data_path=data_path)
+            own = train_own(
+                examples,
+                out,
+                overwrite=overwrite,
+                sha256=sha,
+                data_path=data_path,
+                char_ngram=char_ngram,
+            )
         _print_own(own)
         console.print(f"wrote {out}")
         return

@@ -4,8 +4,11 @@ on their labelled utterances, written as a directory that ``--tagger PATH`` take
 ``taiwa da train --data FILE --out DIR`` without ``--base`` lands here: the same features as the
 shipped model (:func:`~taiwa.annotators.da_classifier_recipe.default_settings`), L2 strength
 and temperature picked on a seeded 4:1 validation split of ``FILE``, then refitted on all of
-it. Nothing of ``FILE`` is held out beyond that split: measure the result with
-``taiwa validate tagger --tagger DIR --data HELD_OUT`` on utterances it never saw.
+it. With ``--char-ngram`` (``char_ngram=True``): the reply's character n-grams only
+(:func:`~taiwa.annotators.da_classifier.char_ngram_settings`, the baseline ``taiwa validate
+tagger`` prints), no MeCab pass and no vectors: the faster option. Nothing of ``FILE`` is held
+out beyond that split: measure the result with ``taiwa validate tagger --tagger DIR --data
+HELD_OUT`` on utterances it never saw.
 
 ``DIR`` holds ``da_chitchat11.npz`` + ``.json`` (the classifier, no pickle) and
 ``taiwa_da.json`` (format :data:`FORMAT`: what ``--tagger`` checks, the training data's
@@ -45,10 +48,11 @@ def train_own(
     overwrite: bool = False,
     sha256: str,
     data_path: str,
+    char_ngram: bool = False,
 ) -> dict[str, Any]:
     """Fit the default recipe on ``examples`` and write ``out``; returns ``taiwa_da.json``'s
     content."""
-    from taiwa.annotators.da_classifier import fit, taxonomy_acts
+    from taiwa.annotators.da_classifier import char_ngram_settings, fit, taxonomy_acts
     from taiwa.annotators.da_classifier_recipe import BALANCE, L2_GRID, default_settings
     from taiwa.annotators.da_encoder_train import (
         check_examples,
@@ -63,7 +67,9 @@ def train_own(
     if len(examples) < 20 or len({e.act for e in examples}) < 2:
         raise TaiwaError(f"{data_path}: too few examples to train on (need 20 and two acts)")
     check_out(out, overwrite)
-    classifier, info = fit(examples, acts, default_settings(), L2_GRID, balance=BALANCE)
+    settings = char_ngram_settings() if char_ngram else default_settings()
+    classifier, info = fit(examples, acts, settings, L2_GRID, balance=BALANCE)
+    info["features"] = "char-ngram" if char_ngram else "default"
     meta = {
         "format": FORMAT,
         "version": VERSION,

@@ -14,10 +14,11 @@ Where the confusion comes from (:func:`load_validation`):
   "reply", "act"}`` that the run's classifier tags when the run aggregates, or the ``--json``
   report of ``taiwa validate tagger SPEC --data GOLD`` (its ``confusion``; the only way for an
   LLM tagger, whose calls belong in the validator, not in aggregation);
-- the ``default`` tagger without that option: the bundled held-out split that ``taiwa validate
-  tagger default`` scores (:func:`taiwa.annotators.da_classifier.held_out_split`), tagged by
-  the shipped model at run time (245 utterances, a few milliseconds), so it always matches the
-  model that is shipped;
+- the ``default`` tagger without that option: both bundled held-out splits that ``taiwa validate
+  tagger default`` scores, pooled (:func:`default_validation_set`: the tidy 20 % of
+  ``labelled.jsonl`` and the chat-style ``chatstyle_heldout.jsonl``; the chat-style one is the
+  larger and the closer to system replies), tagged by the shipped model at run time (a few
+  milliseconds), so it always matches the model that is shipped;
 - crowd votes and other taggers without the option: no correction (reported as absent).
 """
 
@@ -34,6 +35,7 @@ from taiwa.errors import InputError, TaiwaError
 if TYPE_CHECKING:
     import numpy as np
 
+    from taiwa.annotators.da_classifier import Example
     from taiwa.benchmarks.da_distribution.summary import Collected
     from taiwa.schema import Taxonomy
 
@@ -112,16 +114,29 @@ def check_validation_file(path: Path, spec: str, classifier: bool) -> None:
         )
 
 
+def default_validation_set() -> tuple[list[Example], str]:
+    """The default tagger's gold set and its caption: the bundled held-out splits ``taiwa
+    validate tagger`` scores (:func:`taiwa.annotators.da_classifier_recipe.training_sets`),
+    pooled, each named with its size."""
+    from taiwa.annotators.da_classifier_recipe import training_sets
+    from taiwa.benchmarks.da_distribution.validate_tagger import BUNDLED
+
+    _, tests, _ = training_sets()
+    parts = {name: split for name, split in tests.items() if split}
+    sizes = " + ".join(f"{name} n={len(split)}" for name, split in parts.items())
+    examples = [e for split in parts.values() for e in split]
+    plural = "s" if len(parts) > 1 else ""
+    return examples, f"{BUNDLED}{plural} ({sizes})"
+
+
 def load_validation(
     spec: str, option: str | None, taxonomy: Taxonomy, tag_many: Any
 ) -> Validation | None:
     """The validation of tagger ``spec`` (see the module docstring); ``tag_many`` tags
     (contexts, replies) with the run's classifier, ``None`` for a tagger that is no
     classifier (an LLM or votes)."""
-    from taiwa.annotators.da_classifier import held_out_split, load_examples
     from taiwa.annotators.da_encoder_train import checked_examples
     from taiwa.benchmarks.da_distribution.tagging import DEFAULT
-    from taiwa.benchmarks.da_distribution.validate_tagger import BUNDLED
     from taiwa.metrics.adjusted_counts import confusion_counts, confusion_from_table
 
     labels = taxonomy.names
@@ -141,8 +156,7 @@ def load_validation(
         examples = checked_examples(path)
         name = str(path)
     elif spec == DEFAULT:
-        examples = held_out_split(load_examples()[0])[1]
-        name = f"{BUNDLED} (the default tagger's labelled set)"
+        examples, name = default_validation_set()
     else:
         return None
     predicted = tag_many([e.context for e in examples], [e.reply for e in examples])
