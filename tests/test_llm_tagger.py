@@ -110,7 +110,8 @@ def test_validate_tagger_scores_a_chat_model(
         monkeypatch.setenv("OPENAI_BASE_URL", url)
         monkeypatch.setenv("OPENAI_API_KEY", "test")
         report = validate_tagger("openai:stub", [gold], 0)
-    main = report["labels"]["openai:stub"]
+    (block,) = report["sets"].values()  # one --data file: one gold set
+    main = block["labels"]["openai:stub"]
     assert main["n"] == 4 and main["failed"] == 0
     # right on 1, 2 and 3 (the first answer re-asked), wrong on the suggestion with "？"
     assert main["accuracy"]["value"] == pytest.approx(0.75)

@@ -245,6 +245,9 @@ BAD_VALUES: list[tuple[str, Command, str, tuple[str, ...]]] = [
     ("run", run_prompts, "--model", ("replay:" + LONG_NAME, LONG_SPEC)),
     ("run", run_da, "--annotator", ("replay:" + LONG_NAME, LONG_SPEC)),
     ("run", run_da, "--option", (HUGE + "=1", "annotator_attempts=" + HUGE)),
+    ("run", run_prompts, "--baseline", ("nope", "builtin:eliza")),
+    ("run", run_prompts, "--price", ("x", "m=1", "m=a,b", "m=-1,2", "=1,2")),
+    ("run", run_prompts, "--prices", ("/nonexistent.yaml", "/")),
     ("score wed", score_wed, "--pred", (LONG_NAME,)),
     ("score wed", score_wed, "--taxonomy", (LONG_NAME, LONG_PATH)),
     ("score wed", score_wed, "--json", (LONG_NAME, LONG_PATH)),
@@ -309,6 +312,7 @@ NAMES: dict[str, tuple[str, ...]] = {
     "--models": ("models", "model", "spec", "bogus", "builtin:parrot"),
     "--base": ("base", "model directory"),
     "--out": ("out",),
+    "--prices": ("/: expected an existing",),
 }
 """What the error line may name instead of the option itself (the file, the SPEC ...)."""
 
@@ -991,6 +995,13 @@ BAD_VALUES += [
     ("validate tagger", validate_tagger, "--json", (UNWRITABLE + ".json",)),
 ]
 SPECIAL += [
+    OptionCase("leaderboard --baseline on a runs_dir that does not exist",
+               lambda w: ["leaderboard", "/nonexistent/runs", "--baseline", "human"],
+               ("/nonexistent/runs",)),
+    OptionCase("compare --json, compare --baseline: run directories that do not exist",
+               lambda w: ["compare", "/nonexistent/a", "/nonexistent/b", "--baseline", "x",
+                          "--json", str(w / "c.json")],
+               ("/nonexistent/a", "/nonexistent/b")),
     OptionCase("report run_dirs: no such directory", lambda w: ["report", "/nonexistent/run"],
                ("/nonexistent/run",)),
     OptionCase("leaderboard runs_dir: no such directory",

@@ -27,6 +27,7 @@ FLAGS = {
     "--version",
     "--install-completion",
     "--show-completion",
+    "--char-ngram",
 }
 """Options that take no value: nothing to fuzz but their effect, which other tests check."""
 
@@ -35,6 +36,7 @@ ARGUMENTS = {
     ("score dae", "file"),
     ("score dami", "file"),
     ("build cooccurrence", "inputs"),
+    ("compare", "run_dirs"),
 }
 """Positional arguments: fuzzed as targets (files) or by a special case (the method)."""
 

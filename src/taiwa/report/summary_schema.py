@@ -110,7 +110,7 @@ NAMED_FIELDS = {
             "repairs",
         )
     },
-    **{k: "list" for k in ("flags", "notes", "files", "gold_steps", "pred_steps")},
+    **{k: "list" for k in ("flags", "notes", "gold_steps", "pred_steps")},
     **{k: "string" for k in ("role", "spec", "code", "speaker", "method", "status")},
 }
 """Fields whose name fixes their type wherever they appear in a summary (from every method's
