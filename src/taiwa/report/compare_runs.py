@@ -118,7 +118,15 @@ def compare_runs(
     values: dict[str, dict[str, dict[Any, Any]]] = {}
     for run, names in zip(runs, labels, strict=True):
         systems = run_systems(run)
-        got = collect(metrics, systems, _rows_of(run))
+        try:
+            got = collect(metrics, systems, _rows_of(run))
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+            # a damaged stage file (a row without its id, a value of the wrong type): one line
+            files = ", ".join(str(f) for f in run.config.get("stage_files", [])) or "stage files"
+            raise TaiwaError(
+                f"{run.path}: {files[:300]}: rows not as taiwa wrote them "
+                f"({type(exc).__name__}: {str(exc)[:120]})"
+            ) from None
         values.update({label: got[s] for s, label in zip(systems, names, strict=True)})
     every = [x for names in labels for x in names]
     if len(every) < 2:
