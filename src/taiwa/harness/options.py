@@ -9,7 +9,7 @@ from typing import Any, get_args
 from pydantic import BaseModel, ValidationError
 
 from taiwa.errors import TaiwaError
-from taiwa.io import parse_yaml, shown
+from taiwa.io import parse_yaml, shown, shown_path
 from taiwa.schema import MAX_TEXT_CHARS
 
 
@@ -43,14 +43,16 @@ def parse_options(
 
     def option(key: str) -> str:
         where = given_as(key)
-        return f"option {shown(key)} of {method}" + (f" ({shown(where)})" if where else "")
+        return f"option {shown(key)} of {method}" + (
+            f" ({shown_path(where, 200)})" if where else ""
+        )
 
     fields = model.model_fields
     unknown = sorted(set(given) - set(fields))
     if unknown:
         known = ", ".join(fields) or "none"
         where = given_as(unknown[0])
-        what = f" ({shown(where)})" if where else ""
+        what = f" ({shown_path(where, 200)})" if where else ""
         raise TaiwaError(f"{method} has no option {shown(unknown[0])}{what} (options: {known})")
     for key, value in given.items():
         if isinstance(value, str) and len(value) > MAX_TEXT_CHARS:
