@@ -78,7 +78,7 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 def _model(url: str) -> OpenAICompatModel:
-    return OpenAICompatModel("demo", base_url=url, concurrency=2, timeout=120.0, max_retries=2)
+    return OpenAICompatModel("demo", base_url=url, concurrency=2, timeout=300.0, max_retries=2)
 
 
 def _request(i: int, user: str | list[ContentPart], **params: object) -> ChatRequest:
@@ -164,7 +164,11 @@ def test_cli_runs_against_the_real_server(server_url: str, tmp_path: Path) -> No
     """`taiwa run prompts` and `taiwa run da-response` with the system and the annotator both
     `openai:` on llama_cpp.server: zero failed requests (issue: every da-response request
     failed with HTTP 500, and the annotator's json_schema was retried 162 times for 3)."""
+    # llama_cpp.server answers one request at a time and the client's timeout counts the time a
+    # request waits in the server's queue: one in flight and a generous timeout, so a loaded CI
+    # machine (the annotator's prompts are ~900 tokens) cannot turn queueing into failures
     common = ["--base-url", server_url, "--cache-dir", str(tmp_path / "c"), "-q", "--limit", "3"]
+    common += ["--concurrency", "1", "--timeout", "600"]
     r = taiwa(
         "run",
         "prompts",

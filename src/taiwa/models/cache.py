@@ -33,6 +33,14 @@ SIGKILL can lose of what has already arrived."""
 _CHUNK = 500
 """Keys per lookup query (SQLite allows at least 999 parameters)."""
 
+_TABLES = (
+    "responses (key TEXT PRIMARY KEY, text TEXT NOT NULL, created REAL)",
+    "response_meta (key TEXT PRIMARY KEY, meta TEXT NOT NULL)",
+    "response_usage (key TEXT PRIMARY KEY, prompt_tokens INTEGER NOT NULL,"
+    " completion_tokens INTEGER NOT NULL)",
+)
+"""The cache's tables, as ``CREATE TABLE IF NOT EXISTS`` takes them."""
+
 
 def default_cache_dir() -> Path:
     """``$TAIWA_CACHE_DIR``, else ``$XDG_CACHE_HOME/taiwa``, else ``~/.cache/taiwa``."""
@@ -65,33 +73,39 @@ class ResponseCache:
             ) from None
         self.lock_budget = lock_budget
         self._lock = threading.Lock()
-        try:
-            self._db = self._connect()
-            self._db.execute(
-                "CREATE TABLE IF NOT EXISTS responses"
-                " (key TEXT PRIMARY KEY, text TEXT NOT NULL, created REAL)"
-            )
-            self._db.execute(
-                "CREATE TABLE IF NOT EXISTS response_meta"
-                " (key TEXT PRIMARY KEY, meta TEXT NOT NULL)"
-            )
-            self._db.execute(
-                "CREATE TABLE IF NOT EXISTS response_usage"
-                " (key TEXT PRIMARY KEY, prompt_tokens INTEGER NOT NULL,"
-                " completion_tokens INTEGER NOT NULL)"
-            )
-            self._db.execute("SELECT key, text, created FROM responses LIMIT 1").fetchall()
-        except sqlite3.Error as exc:
-            raise TaiwaError(
-                f"response cache {self.path} is not usable ({exc}): move it away, or pass "
-                "--cache-dir DIR (or --no-cache)"
-            ) from None
+        self._db = self._open()
         self._pending: dict[str, _Row] = {}
         self._wake = threading.Condition(self._lock)
         self._closing = False
         self._error: BaseException | None = None
         self._writer = threading.Thread(target=self._write_loop, name="taiwa-cache", daemon=True)
         self._writer.start()
+
+    def _open(self) -> sqlite3.Connection:
+        """Connect and create the tables. Several runs opening one new cache at once race for
+        the switch to WAL, which SQLite may refuse as locked without waiting: retried with
+        backoff within ``lock_budget``, like a commit."""
+        deadline = time.monotonic() + self.lock_budget
+        delay = 0.05
+        while True:
+            db: sqlite3.Connection | None = None
+            try:
+                db = self._connect()
+                for table in _TABLES:
+                    db.execute(f"CREATE TABLE IF NOT EXISTS {table}")
+                db.execute("SELECT key, text, created FROM responses LIMIT 1").fetchall()
+                return db
+            except sqlite3.Error as exc:
+                if db is not None:
+                    db.close()
+                busy = "locked" in str(exc) or "busy" in str(exc)
+                if not busy or time.monotonic() > deadline:
+                    raise TaiwaError(
+                        f"response cache {self.path} is not usable ({exc}): move it away, or "
+                        "pass --cache-dir DIR (or --no-cache)"
+                    ) from None
+                time.sleep(delay)
+                delay = min(delay * 2, 2.0)
 
     def _connect(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, timeout=5, check_same_thread=False, isolation_level=None)
