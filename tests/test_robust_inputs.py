@@ -158,6 +158,50 @@ def test_unknown_extra_blocks_are_accepted(
     assert code == 0, err
 
 
+@pytest.fixture(scope="module")
+def compared_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A finished two-system run: its summary has a ``comparisons`` block."""
+    root = tmp_path_factory.mktemp("compared")
+    data = _jsonl(root / "prompts.jsonl", PROMPTS)
+    out = root / "run"
+    models = ["builtin:parrot", "builtin:fixed"]
+    cfg = RunConfig(method="prompts", models=models, data=data, out=out, no_cache=True)
+    run(cfg, get_method("prompts"), show_progress=False)
+    return out
+
+
+def test_damaged_comparisons_block_is_one_located_line(
+    compared_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 25 after issue 27: the ``comparisons`` block's table and forest plot read fields
+    of fixed types; a damaged one names the field, as the rest of the summary does."""
+    summary = json.loads((compared_run / "summary.json").read_text("utf-8"))
+    assert summary["comparisons"]["rows"], "the fixture must have compared something"
+    cases = [
+        (("comparisons",), [1, 2], "comparisons"),
+        (("comparisons", "rows"), "x", "comparisons.rows"),
+        (("comparisons", "rows", 0), 5, "comparisons.rows.0"),
+        (("comparisons", "rows", 0, "difference"), 5, "comparisons.rows.0.difference"),
+        (("comparisons", "rows", 0, "significant"), "yes", "comparisons.rows.0.significant"),
+        (("comparisons", "rows", 0, "mdd"), "x", "comparisons.rows.0.mdd"),
+        (("comparisons", "rows", 0, "a"), [1], "comparisons.rows.0.a"),
+        (("comparisons", "alpha"), "x", "comparisons.alpha"),
+    ]
+    for path, value, field in cases:
+        target = _damaged(compared_run, tmp_path / field, _put(path, value))
+        code, err = _cli(capsys, "report", str(target), "--out", str(tmp_path / "r.html"))
+        _one_error(code, err, "summary.json", f"'{field}'")
+
+    def drop_label(s: dict[str, Any]) -> None:
+        del s["comparisons"]["rows"][0]["label"]
+
+    target = _damaged(compared_run, tmp_path / "no-label", drop_label)
+    code, err = _cli(capsys, "report", str(target), "--out", str(tmp_path / "r.html"))
+    _one_error(code, err, "summary.json", "comparisons.rows.0.label", "present")
+    code, err = _cli(capsys, "report", str(compared_run), "--out", str(tmp_path / "ok.html"))
+    assert code == 0, err
+
+
 def test_damaged_stage_file_is_refused(
     finished_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

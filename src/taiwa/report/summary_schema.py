@@ -2,12 +2,14 @@
 reads a run directory, so that a hand-edited or damaged file is one line naming the file, the
 line and the field whose type is wrong, never a traceback in a method's table code.
 
-What is checked (unknown extra keys are allowed at every level, so blocks added later, such as
-``comparisons``, pass; the types of the keys that exist are checked):
+What is checked (unknown extra keys are allowed at every level, so blocks added later pass;
+the types of the keys that exist are checked):
 
 - the top-level fields every run writes (:data:`TOP_FIELDS`), and ``n_samples`` when present;
 - ``systems``: one object per system, at least one; ``failures``: a count per stage;
 - ``calls``: one object per role with the fields the calls table reads (:data:`CALL_FIELDS`);
+- ``comparisons``, when present: the fields its table and forest plot read
+  (:data:`COMPARISON_FIELDS`, :data:`COMPARISON_ROW_FIELDS`);
 - at every level: no NaN or infinity (taiwa writes ``null`` for a missing number), every
   estimate (an object with ``value`` and ``n``) holds numbers, and the fields whose name
   fixes their type (:data:`NAMED_FIELDS`: an ``n`` is a count, a ``rouge1`` an object ...)
@@ -73,6 +75,18 @@ CALL_FIELDS = {
     "seconds": "number",
 }
 """The fields of each ``calls`` entry the calls table reads (others, e.g. tokens, may follow)."""
+
+COMPARISON_FIELDS = {"alpha": "number", "family": "count", "rows": "list"}
+"""The fields of the optional ``comparisons`` block (issue 27) its table and forest plot read."""
+
+COMPARISON_ROW_FIELDS = {
+    **{k: "string" for k in ("a", "b", "metric", "label", "direction")},
+    "difference": "object",
+    **{k: "number?" for k in ("p", "p_holm", "mdd")},
+    **{k: "count" for k in ("shared", "only_a", "only_b")},
+    "significant": "bool",
+}
+"""The fields of each row of ``comparisons.rows`` (its ``difference`` is an estimate)."""
 
 NAMED_FIELDS = {
     **{k: "count" for k in ("n", "n_items", "n_dialogues", "n_labelled", "n_systems", "count")},
@@ -140,13 +154,33 @@ def check_summary(path: Path, obj: dict[str, Any], text: str) -> None:
         _check_kind(count, ["failures", stage], "count", fail)
     for k, call in enumerate(obj["calls"]):
         _check_kind(call, ["calls", k], "object", fail)
-        for key, kind in CALL_FIELDS.items():
-            if key not in call:
-                raise fail(["calls", k, key], "this field to be present", None, missing=True)
-            _check_kind(call[key], ["calls", k, key], kind, fail)
+        _check_fields(call, ["calls", k], CALL_FIELDS, fail)
     for k, note in enumerate(obj["notes"]):
         _check_kind(note, ["notes", k], "string", fail)
+    if "comparisons" in obj:
+        _check_comparisons(obj["comparisons"], fail)
     _check_every_level(obj, fail)
+
+
+def _check_fields(
+    obj: dict[str, Any], where: list[str | int], fields: dict[str, str], fail: Any
+) -> None:
+    for key, kind in fields.items():
+        if key not in obj:
+            raise fail([*where, key], "this field to be present", None, missing=True)
+        _check_kind(obj[key], [*where, key], kind, fail)
+
+
+def _check_comparisons(block: Any, fail: Callable[..., InputError]) -> None:
+    """The ``comparisons`` block, when a run has one (two or more systems)."""
+    _check_kind(block, ["comparisons"], "object", fail)
+    _check_fields(block, ["comparisons"], COMPARISON_FIELDS, fail)
+    for k, row in enumerate(block["rows"]):
+        where: list[str | int] = ["comparisons", "rows", k]
+        _check_kind(row, where, "object", fail)
+        _check_fields(row, where, COMPARISON_ROW_FIELDS, fail)
+        if "value" not in row["difference"] or "n" not in row["difference"]:
+            raise fail([*where, "difference"], "an estimate (value, n, ci_low, ci_high)", None)
 
 
 _NUMBERS = {k: v for k, v in NAMED_FIELDS.items() if v in ("count", "number", "number?")}
