@@ -50,8 +50,7 @@ import numpy as np
 
 from taiwa.annotators.chat_text import SHAPE_NAMES, casual_form
 from taiwa.annotators.da_morph_features import analysed, vectors_of, word_columns
-from taiwa.annotators.da_sentence_endings import ending_columns
-from taiwa.annotators.sentence_annotator import position_class
+from taiwa.annotators.da_sentence_endings import ending_columns, position_class
 from taiwa.text.normalize import nfkc
 
 EXTRA_NAMES = (

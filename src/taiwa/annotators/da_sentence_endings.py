@@ -40,6 +40,13 @@ _WH = re.compile(
 )
 
 
+def position_class(index: int, count: int) -> str:
+    """``only``, ``first``, ``middle`` or ``last``: a sentence's place in its reply."""
+    if count <= 1:
+        return "only"
+    return "first" if index == 0 else "last" if index == count - 1 else "middle"
+
+
 def _closing_kind(closing: str) -> str:
     if any(c in closing for c in "?？"):
         return "?"

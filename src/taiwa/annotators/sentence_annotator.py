@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from taiwa.annotators.da_sentence_endings import position_class as position_class
 from taiwa.schema import DASequence, DAStep
 
 if TYPE_CHECKING:
@@ -69,13 +70,6 @@ def split_sentences(text: str) -> list[str]:
         if piece[start:]:
             out.append(piece[start:])
     return out
-
-
-def position_class(index: int, count: int) -> str:
-    """``only``, ``first``, ``middle`` or ``last``."""
-    if count <= 1:
-        return "only"
-    return "first" if index == 0 else "last" if index == count - 1 else "middle"
 
 
 @dataclass(frozen=True)
