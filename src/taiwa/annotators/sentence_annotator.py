@@ -195,7 +195,9 @@ class SentenceAnnotator:
         start = 0
         for ss in split:
             end = start + len(ss)
-            out.append(DASequence(steps=self.importance.steps(acts[start:end], ss, conf[start:end])))
+            out.append(
+                DASequence(steps=self.importance.steps(acts[start:end], ss, conf[start:end]))
+            )
             start = end
         return out
 
