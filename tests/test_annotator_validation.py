@@ -124,7 +124,9 @@ def test_shipped_offline_annotator_meets_the_issue_targets() -> None:
     for b in baselines:
         assert seq[name]["macro_f1"] >= seq[b]["macro_f1"] + 0.2
         assert ranking[name]["all"]["wins"] > ranking[b]["all"]["wins"]
-    assert seq[name]["wed"]["value"] <= 0.15
+    assert seq[name]["wed"]["value"] <= 0.06
+    assert seq[name]["macro_f1"] >= 0.94
+    assert ranking[name]["all"]["wins"] == ranking[name]["all"]["gold_first"]["n"] == 79
     assert set(seq[name]["per_act"]) == set(TAX.names)
     assert held["files"] == [shipped_annotator.HELD_OUT, shipped_annotator.ALTERNATIVES]
 
@@ -132,19 +134,20 @@ def test_shipped_offline_annotator_meets_the_issue_targets() -> None:
 def test_offline_annotator_on_the_varied_split() -> None:
     """Issue 26: on the held-out replies written in more varied styles than the training set
     (casual, polite, unpunctuated speech, questions ending in か。 or nothing, lists), Question
-    recall is at least 0.7 and gold beats its flawed variants in at least 90 % of pairs (issue
-    26 asks 95 %: the shipped model reaches 54 of 60, README); the figures are computed here,
-    from the shipped annotator."""
+    recall is at least 0.9 and gold beats its flawed variants in at least 56 of 60 pairs (issue
+    26 asks 58 of 60: not reached, README); macro-F1 at least 0.88 and mean WED at most 0.105;
+    the figures are computed here, from the shipped annotator."""
     report = validate_annotator("offline", shipped_annotator.split_files("varied"))
     name = report["annotator"]
     seq = report["sequence"][name]
     question = seq["per_act"]["Question"]
     assert question["support"] >= 25
-    assert question["recall"] >= 0.7, question
+    assert question["recall"] >= 0.9, question
+    assert seq["macro_f1"] >= 0.88 and seq["wed"]["value"] <= 0.105, seq["wed"]
     ranking = report["ranking"][name]["all"]
     pairs = ranking["wins"] + ranking["ties"] + ranking["losses"]
-    assert pairs >= 50
-    assert ranking["wins"] / pairs >= 0.9, ranking
+    assert pairs == 60
+    assert ranking["wins"] >= 56 and ranking["losses"] <= 3, ranking
     for baseline in (k for k in report["sequence"] if k != name):
         assert seq["macro_f1"] >= report["sequence"][baseline]["macro_f1"] + 0.2
     shipped = shipped_annotator.default_annotator().classifier.meta["held_out_varied"]
@@ -389,3 +392,42 @@ def test_sentence_endings_share_a_question_however_it_is_punctuated() -> None:
     cols = ending_columns("セットしました。", "3分タイマーかけて", 10, 1.0)
     assert all(0 <= c < 1024 for c in cols)
     assert sum(v * v for v in cols.values()) == pytest.approx(1.0, abs=0.3)
+
+
+def test_cross_keys_tell_an_answer_from_a_task_done() -> None:
+    """Issue 26: 〜ました after a question (勝った？) and after a request (〜して) share their
+    plain ending keys but not their cross keys, nor do first sentences after the two."""
+    from taiwa.annotators.da_sentence_endings import cross_keys, ending_columns, ending_keys
+
+    after_question = cross_keys("3対1で勝ちました。", "昨日の試合勝った？", "only")
+    after_request = cross_keys("アラームを止めました。", "アラーム止めといて", "only")
+    assert after_question == ["x|した|?|た", "xp|only|?|た"]
+    assert after_request == ["x|した|none|て", "xp|only|none|て"]
+    assert "sfx2:した" in set(ending_keys("3対1で勝ちました。")) & set(
+        ending_keys("アラームを止めました。")
+    )
+    assert cross_keys("はい。", "", "first") == ["x|はい|-", "xp|first|-"]
+    plain = ending_columns("勝ちました。", "勝った？", 10, 1.0)
+    crossed = ending_columns("勝ちました。", "勝った？", 10, 1.0, "only")
+    assert set(plain) <= set(crossed) and crossed != plain
+    assert sum(v * v for v in crossed.values()) == pytest.approx(1.0, abs=0.3)
+
+
+def test_importance_follows_the_classifiers_confidence() -> None:
+    """A sentence the classifier is unsure of weighs less (prior × p ** confidence_power),
+    weights still sum to 1; power 0 (models saved before) ignores the confidence."""
+    from taiwa.annotators.sentence_annotator import ImportanceModel
+
+    model = ImportanceModel({"Answer": 1.0, "Inform": 1.0}, {}, confidence_power=2.0)
+    steps = model.steps(["Answer", "Inform"], ["a", "b"], [1.0, 0.5])
+    assert [s.importance for s in steps] == pytest.approx([0.8, 0.2])
+    flat = ImportanceModel({"Answer": 1.0, "Inform": 1.0}, {}, confidence_power=0.0)
+    assert [s.importance for s in flat.steps(["Answer", "Inform"], ["a", "b"], [1.0, 0.5])] == (
+        pytest.approx([0.5, 0.5])
+    )
+    assert [s.importance for s in model.steps(["Answer", "Inform"], ["a", "b"])] == (
+        pytest.approx([0.5, 0.5])
+    )
+    shipped = shipped_annotator.default_annotator()
+    assert shipped.importance.confidence_power == 2.0
+    assert shipped.annotate("", "").steps == []

@@ -269,6 +269,12 @@ def test_split_sentences_of_an_unpunctuated_transcript() -> None:
         "名前を付けますか",
     ]
     assert split_sentences("はい 持っていったほうがいいです") == ["はい 持っていったほうがいいです"]
+    # a sentence the next one starts with a number after (issue 26)
+    assert split_sentences("いつもの温度でいいですか 15分ほどで沸きます") == [
+        "いつもの温度でいいですか",
+        "15分ほどで沸きます",
+    ]
+    assert split_sentences("明日は 3時から") == ["明日は 3時から"]
     assert split_sentences("`a[::-1]` か `reversed(a)` を使います。") == [
         "`a[::-1]` か `reversed(a)` を使います。"
     ]

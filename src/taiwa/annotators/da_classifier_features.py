@@ -21,7 +21,8 @@ Blocks of one feature row (see :class:`FeatureSettings` for the sizes):
 6. optional (``use_endings``): the sentence-final form apart from its closing punctuation
    and of the context (:mod:`.da_sentence_endings`), hashed into ``2**ending_bits`` columns
    scaled by ``ending_scale``: 〜ますか？, 〜ますか。 and an unpunctuated 〜ますか share their
-   ending.
+   ending; with ``ending_cross``, also those endings and the sentence's position joined with
+   how the context ends (:func:`~taiwa.annotators.da_sentence_endings.cross_keys`).
 7. optional (``word_bits``, issue 26): the reply's morpheme keys (bag, last, last two, first;
    :mod:`.da_morph_features`) hashed into ``2**word_bits`` columns, binary, L2-normalised,
    scaled by ``word_scale``;
@@ -49,7 +50,7 @@ import numpy as np
 
 from taiwa.annotators.chat_text import SHAPE_NAMES, casual_form
 from taiwa.annotators.da_morph_features import analysed, vectors_of, word_columns
-from taiwa.annotators.da_sentence_endings import ending_columns
+from taiwa.annotators.da_sentence_endings import ending_columns, position_class
 from taiwa.text.normalize import nfkc
 
 EXTRA_NAMES = (
@@ -91,6 +92,7 @@ class FeatureSettings:
     use_endings: bool = False
     ending_bits: int = 10
     ending_scale: float = 1.0
+    ending_cross: bool = False
     casual: bool = False
     word_bits: int = 0
     word_scale: float = 1.0
@@ -267,8 +269,9 @@ class Featurizer:
             if s.use_position and positions is not None:
                 _add_values(indices, data, off_p, position_features(*positions[k]))
             if s.use_endings:
+                place = position_class(*positions[k]) if s.ending_cross and positions else None
                 for col, v in sorted(
-                    ending_columns(rep, ctx, s.ending_bits, s.ending_scale).items()
+                    ending_columns(rep, ctx, s.ending_bits, s.ending_scale, place).items()
                 ):
                     indices.append(off_e + col)
                     data.append(v)

@@ -11,8 +11,9 @@ A reply becomes a DA sequence with importances, without an LLM (``--annotator of
    form apart from its punctuation), trained on labelled replies the caller hands in with its
    taxonomy;
 3. each sentence gets a raw weight from :class:`ImportanceModel` (act × position priors fitted
-   on the training replies, backed off to the act's prior when a cell has few examples), and
-   the weights are renormalised to sum 1 (seed 000 eq. 3).
+   on the training replies, backed off to the act's prior when a cell has few examples, times
+   the classifier's probability of the act it picked to the power
+   :data:`CONFIDENCE_POWER`), and the weights are renormalised to sum 1 (seed 000 eq. 3).
 
 The model ships as the classifier's ``.npz`` + JSON sidecar; the importance table rides in the
 sidecar (``importance``). Nothing here knows a method: the method package hands in its data.
@@ -27,20 +28,32 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from taiwa.annotators.da_sentence_endings import position_class as position_class
 from taiwa.schema import DASequence, DAStep
 
 if TYPE_CHECKING:
     from taiwa.annotators.da_classifier import DAClassifier, Example
 
 _SPLIT = re.compile(r"(?<=[。！？!?])(?![」』）)\"'!?！？])\s*|\n+")
-_SPOKEN = re.compile(r"(?<=[すたかねよいだんうるろ])[ \u3000]+(?=[\u3040-\u30ff\u4e00-\u9fff])")
-"""A space after a sentence-final kana and before Japanese text: where a transcript without
-punctuation (a speech assistant's reply) ends a sentence."""
+_SPOKEN = re.compile(
+    r"(?<=[すたかねよいだんうるろ])[ \u3000]+(?=[\u3040-\u30ff\u4e00-\u9fff0-9０-９])"
+)
+"""A space after a sentence-final kana and before Japanese text or a number: where a
+transcript without punctuation (a speech assistant's reply) ends a sentence (``〜ですか 15分
+ほどで〜`` is two)."""
 MIN_SPOKEN = 4
 """Characters a piece must have before :data:`_SPOKEN` ends it (``はい 〜`` stays whole)."""
 
 SHRINK = 3.0
 """Pseudo-count pulling an act × position cell towards its act's prior."""
+CONFIDENCE_POWER = 2.0
+"""How much a sentence's weight follows the classifier's confidence in its act (issue 26): the
+prior times ``p(act) ** CONFIDENCE_POWER``. A sentence the classifier is unsure of weighs
+less, so a wrong act costs less WED (seed 000 eq. 5: a substitution costs the mean of both
+weights) and a reply whose acts are right still beats a copy with one of them left out. Picked
+on a dev fifth of the training replies (0, 0.5, 1, 2, 4 tried: mean WED 0.089 / 0.088 / 0.087
+/ 0.085 / 0.082, a dropped sentence ranked below the whole reply 271 / 271 / 273 / 277 / 277
+of 285); 2, not 4, keeps the act × position prior the larger part of the weight."""
 
 
 def split_sentences(text: str) -> list[str]:
@@ -57,13 +70,6 @@ def split_sentences(text: str) -> list[str]:
         if piece[start:]:
             out.append(piece[start:])
     return out
-
-
-def position_class(index: int, count: int) -> str:
-    """``only``, ``first``, ``middle`` or ``last``."""
-    if count <= 1:
-        return "only"
-    return "first" if index == 0 else "last" if index == count - 1 else "middle"
 
 
 @dataclass(frozen=True)
@@ -106,9 +112,12 @@ class ImportanceModel:
 
     by_act: dict[str, float]
     by_cell: dict[str, float]
+    confidence_power: float = 0.0
 
     @classmethod
-    def fit(cls, replies: Sequence[LabelledReply]) -> ImportanceModel:
+    def fit(
+        cls, replies: Sequence[LabelledReply], confidence_power: float = CONFIDENCE_POWER
+    ) -> ImportanceModel:
         act_w: dict[str, list[float]] = defaultdict(list)
         cell_w: dict[str, list[float]] = defaultdict(list)
         for r in replies:
@@ -122,15 +131,26 @@ class ImportanceModel:
             c: (sum(v) + SHRINK * by_act[c.split("|")[0]]) / (len(v) + SHRINK)
             for c, v in sorted(cell_w.items())
         }
-        return cls(by_act, by_cell)
+        return cls(by_act, by_cell, confidence_power)
 
     def weight(self, act: str, index: int, count: int) -> float:
         cell = f"{act}|{position_class(index, count)}"
         return self.by_cell.get(cell, self.by_act.get(act, 1.0))
 
-    def steps(self, acts: Sequence[str], sentences: Sequence[str]) -> list[DAStep]:
-        """Steps with renormalised importances (seed 000 eq. 3); the sentence as rationale."""
-        raw = [max(self.weight(a, k, len(acts)), 1e-6) for k, a in enumerate(acts)]
+    def steps(
+        self,
+        acts: Sequence[str],
+        sentences: Sequence[str],
+        confidence: Sequence[float] | None = None,
+    ) -> list[DAStep]:
+        """Steps with renormalised importances (seed 000 eq. 3); the sentence as rationale;
+        ``confidence``: the classifier's probability of each act (weights times its
+        ``confidence_power``-th power)."""
+        conf = [1.0] * len(acts) if confidence is None else confidence
+        raw = [
+            max(self.weight(a, k, len(acts)) * c**self.confidence_power, 1e-6)
+            for k, (a, c) in enumerate(zip(acts, conf, strict=True))
+        ]
         total = sum(raw)
         return [
             DAStep(act=a, importance=w / total, rationale=s)
@@ -138,12 +158,18 @@ class ImportanceModel:
         ]
 
     def to_json(self) -> dict[str, Any]:
-        return {"by_act": self.by_act, "by_cell": self.by_cell, "shrink": SHRINK}
+        return {
+            "by_act": self.by_act,
+            "by_cell": self.by_cell,
+            "shrink": SHRINK,
+            "confidence_power": self.confidence_power,
+        }
 
 
 @dataclass
 class SentenceAnnotator:
-    """The shared classifier applied sentence by sentence plus an importance model."""
+    """The shared classifier applied sentence by sentence plus an importance model (the
+    classifier's probabilities give each sentence its act and its confidence)."""
 
     classifier: DAClassifier
     importance: ImportanceModel
@@ -159,13 +185,20 @@ class SentenceAnnotator:
         flat_ctx = [c for c, ss in zip(contexts, split, strict=True) for _ in ss]
         flat = [s for ss in split for s in ss]
         positions = [(k, len(ss)) for ss in split for k in range(len(ss))]
-        acts = self.classifier.tag_many(flat_ctx, flat, positions)
+        if not flat:
+            return [DASequence(steps=[]) for _ in split]
+        proba = self.classifier.proba(flat_ctx, flat, positions)
+        best = proba.argmax(axis=1)
+        acts = [self.classifier.acts[int(k)] for k in best]
+        conf = proba[range(len(flat)), best].tolist()
         out: list[DASequence] = []
         start = 0
         for ss in split:
-            mine = acts[start : start + len(ss)]
-            start += len(ss)
-            out.append(DASequence(steps=self.importance.steps(mine, ss)))
+            end = start + len(ss)
+            out.append(
+                DASequence(steps=self.importance.steps(acts[start:end], ss, conf[start:end]))
+            )
+            start = end
         return out
 
     def annotate(self, context: str, reply: str) -> DASequence:
@@ -181,7 +214,12 @@ class SentenceAnnotator:
 
         classifier = DAClassifier.load(npz)
         imp = classifier.meta["importance"]
-        return cls(classifier, ImportanceModel(dict(imp["by_act"]), dict(imp["by_cell"])))
+        return cls(
+            classifier,
+            ImportanceModel(
+                dict(imp["by_act"]), dict(imp["by_cell"]), float(imp.get("confidence_power", 0.0))
+            ),
+        )
 
 
 def train_sentence_annotator(
@@ -190,6 +228,8 @@ def train_sentence_annotator(
     taxonomy: str,
     l2: float | None = None,
     endings: bool = False,
+    cross: bool = False,
+    ending_bits: int = 10,
 ) -> tuple[SentenceAnnotator, dict[str, Any]]:
     """Fit the classifier (seed 002 §5.2's recipe, with position features and, with
     ``endings``, sentence-final form features: :mod:`.da_sentence_endings`) and the importance
@@ -203,7 +243,9 @@ def train_sentence_annotator(
     classifier, info = fit(
         sentence_examples(train),
         acts,
-        FeatureSettings(use_position=True, use_endings=endings),
+        FeatureSettings(
+            use_position=True, use_endings=endings, ending_cross=cross, ending_bits=ending_bits
+        ),
         l2=l2,
     )
     classifier.taxonomy = taxonomy

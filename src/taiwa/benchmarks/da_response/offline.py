@@ -51,7 +51,7 @@ def train(out_dir: Path | None = None) -> tuple[SentenceAnnotator, dict[str, Any
     path = sample_file(TRAIN)
     sha = hashlib.sha256(path.read_bytes()).hexdigest()
     replies, _ = load_labelled([path])
-    annotator, info = train_sentence_annotator(replies, acts(), TAXONOMY, endings=True)
+    annotator, info = train_sentence_annotator(replies, acts(), TAXONOMY, endings=True, cross=True)
     if hashlib.sha256(path.read_bytes()).hexdigest() != sha:
         raise TaiwaError(f"{path} changed while the model was trained on it: train again")
     annotator.classifier.meta = {
