@@ -44,6 +44,7 @@ import fugashi
 
 import taiwa.benchmarks.cohesion.scoring as scoring
 import taiwa.text.tokenizer as tokenizer
+from taiwa.benchmarks import get_method
 from taiwa.benchmarks.cohesion.dataset import load_dialogues
 from taiwa.harness.collector import collector_paused
 from taiwa.harness.config import RunConfig
@@ -131,7 +132,11 @@ def whole_command(data: Path, out: Path) -> float:
     tokenizer._tokens.clear()
     tokenizer._results.clear()
     t0 = time.perf_counter()
-    result = run(RunConfig(method="cohesion", data=data, out=out), show_progress=False)
+    result = run(
+        RunConfig(method="cohesion", data=data, out=out),
+        get_method("cohesion"),
+        show_progress=False,
+    )
     seconds = time.perf_counter() - t0
     if result.failures:
         raise SystemExit(f"cohesion run failed on {result.failures} dialogue(s)")
