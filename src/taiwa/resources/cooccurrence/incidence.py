@@ -119,14 +119,14 @@ def block_counts(indices: Any, indptr: Any, n_words: int) -> tuple[Any, Any]:
 
     n_units = len(indptr) - 1
     x = sp.csr_matrix(
-        (np.ones(len(indices), np.int64), indices.astype(np.int32), indptr.copy()),
+        (np.ones(len(indices), np.int32), indices.astype(np.int32), indptr.copy()),
         shape=(n_units, n_words),
     )
     x.sum_duplicates()  # a word twice in a unit counts once
     x.data.fill(1)
     h = np.bincount(x.indices, minlength=n_words)
-    g = sp.triu(x.T.tocsr() @ x, k=1, format="csr")
-    return h, g
+    g = sp.triu(x.T.tocsr() @ x, k=1, format="csr")  # int32: a block has < 2³¹ units
+    return h, g.astype(np.int64)
 
 
 class PairSums:
