@@ -14,11 +14,12 @@ unit × word incidence matrix ``X`` (a word twice in a unit counts once). Then
 - ``g(v, w)`` = units containing both = ``(Xᵀ X)[v, w]``, one sparse product per block in
   SciPy's C++ (its upper triangle kept);
 
-the blocks' ``g`` matrices are added up in memory while they fit a quarter of DuckDB's
-``memory_limit``, and beyond that handed to DuckDB block by block (``pair_parts``), whose
-``GROUP BY`` adds them up out of core. Word ids are finally renumbered in code-point order, so
-that ``w1 < w2`` and every ``ORDER BY`` of the shared scoring SQL hold on the integer ids
-alone; the words are joined back only for the written table (``word_names``).
+the blocks (:data:`~taiwa.resources.cooccurrence.duckdb_text.BLOCK_BYTES`, small enough
+that a block's matrices stay in the CPU caches while multiplied) have their ``g`` matrices
+added up in memory while they fit a quarter of DuckDB's ``memory_limit``, and beyond that
+handed to DuckDB (``pair_parts``), whose ``GROUP BY`` adds them up out of core. Word ids are
+finally renumbered in code-point order, so that ``w1 < w2`` and every ``ORDER BY`` of the
+shared scoring SQL hold on the integer ids alone; the words are joined back only for the written table (``word_names``).
 
 Leaves ``word_totals(w, h)``, ``pair_totals(w1, w2, g)`` (pairs with ``g`` below
 ``min_pair_count`` are left out: they can never be kept; ``w`` columns are INTEGER ids) and
@@ -131,29 +132,44 @@ def block_counts(indices: Any, indptr: Any, n_words: int) -> tuple[Any, Any]:
 
 class PairSums:
     """The ``g`` matrices of the blocks added up: in memory up to ``budget`` bytes, then in
-    DuckDB's ``pair_parts(a, b, g)`` (word ids in first-seen order)."""
+    DuckDB's ``pair_parts(a, b, g)`` (word ids in first-seen order).
+
+    The sums in memory are a stack merged like a binary counter (a matrix is added to the one
+    below it when that one is at most twice its size), so each pair is added about log(blocks)
+    times rather than once per block."""
 
     def __init__(self, con: Any, budget: int) -> None:
         self.con = con
         self.budget = budget
-        self.total: Any = None
+        self.stack: list[Any] = []
         self.parts = 0
 
     def add(self, g: Any) -> None:
-        if self.total is None:
-            self.total = g
-        else:
-            self.total.resize(g.shape)
-            self.total = self.total + g
-        if self.total.nnz * ENTRY_BYTES > self.budget:
+        self.stack.append(g)
+        while len(self.stack) > 1 and self.stack[-2].nnz <= 2 * self.stack[-1].nnz:
+            self._merge_top()
+        if sum(m.nnz for m in self.stack) * ENTRY_BYTES > self.budget:
             self._flush()
+
+    def _merge_top(self) -> None:
+        top = self.stack.pop()
+        below = self.stack.pop()
+        below.resize(top.shape)  # the vocabulary only grows
+        self.stack.append(below + top)
+
+    @property
+    def total(self) -> Any:
+        """Everything held in memory, as one matrix (``None``: nothing)."""
+        while len(self.stack) > 1:
+            self._merge_top()
+        return self.stack[0] if self.stack else None
 
     def _flush(self) -> None:
         import numpy as np
         import pyarrow as pa
 
         coo = self.total.tocoo()
-        self.total = None
+        self.stack = []
         part = pa.table(
             {"a": coo.row.astype(np.int32), "b": coo.col.astype(np.int32), "g": coo.data}
         )
@@ -171,7 +187,7 @@ class PairSums:
         import pyarrow as pa
 
         if self.parts:
-            if self.total is not None:
+            if self.stack:
                 self._flush()
             self.con.register("ranks", pa.table({"id": np.arange(len(rank), dtype=np.int32),
                                                  "r": rank}))  # fmt: skip
@@ -189,7 +205,8 @@ class PairSums:
             self.con.execute("DROP TABLE pair_ids")
             self.con.unregister("ranks")
             return pairs
-        coo = self.total.tocoo() if self.total is not None else None
+        total = self.total
+        coo = total.tocoo() if total is not None else None
         pairs = 0 if coo is None else int(coo.nnz)
         if coo is None:
             a = b = np.zeros(0, np.int32)
