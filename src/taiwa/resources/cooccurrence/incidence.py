@@ -19,7 +19,8 @@ that a block's matrices stay in the CPU caches while multiplied) have their ``g`
 added up in memory while they fit a quarter of DuckDB's ``memory_limit``, and beyond that
 handed to DuckDB (``pair_parts``), whose ``GROUP BY`` adds them up out of core. Word ids are
 finally renumbered in code-point order, so that ``w1 < w2`` and every ``ORDER BY`` of the
-shared scoring SQL hold on the integer ids alone; the words are joined back only for the written table (``word_names``).
+shared scoring SQL hold on the integer ids alone; the words are joined back only for the
+written table (``word_names``).
 
 Leaves ``word_totals(w, h)``, ``pair_totals(w1, w2, g)`` (pairs with ``g`` below
 ``min_pair_count`` are left out: they can never be kept; ``w`` columns are INTEGER ids) and
