@@ -29,8 +29,6 @@ def available() -> bool:
     """Whether a worker would help here: it can be forked, and a core is free for it (the
     load average below the number of cores; on a saturated machine a second process only
     adds the cost of passing the texts and lines between the two)."""
-    if _POOL is not None:
-        return True
     cores = os.cpu_count() or 1
     return "fork" in get_all_start_methods() and cores > 1 and os.getloadavg()[0] < cores
 
