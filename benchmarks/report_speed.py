@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from taiwa.benchmarks import all_methods
+from taiwa.benchmarks import all_methods, get_method
 from taiwa.harness.config import RunConfig
 from taiwa.harness.runner import run
 from taiwa.report.page import write_report
@@ -43,7 +43,11 @@ def build(root: Path, n: int) -> Path:
             d["utterances"] = d["utterances"][: rng.randint(4, len(d["utterances"]))]
             fh.write(json.dumps(d, ensure_ascii=False) + "\n")
     out = root / "run"
-    run(RunConfig(method="cohesion", data=data, out=out), show_progress=False)
+    run(
+        RunConfig(method="cohesion", data=data, out=out),
+        get_method("cohesion"),
+        show_progress=False,
+    )
     return out
 
 

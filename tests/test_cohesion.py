@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from taiwa.benchmarks.cohesion.dataset import load_dialogues
 from taiwa.benchmarks.cohesion.scoring import (
+    iter_scored,
     resample_counts,
     score_dialogue,
     score_dialogues,
@@ -318,6 +319,25 @@ def test_scorer_equals_the_reference_on_the_bundled_dialogues(strict: bool) -> N
             for _, _, links in ref
         ]
         assert [r.get("correct") for r in rows] == [u.correct for u in dlg.utterances]
+
+
+def test_tagging_in_a_worker_process_gives_the_same_rows(monkeypatch: Any) -> None:
+    """The blocks tagged in the forked worker (taiwa.text.parse_worker) give the rows of
+    tagging here, which are those of scoring each dialogue alone."""
+    import taiwa.text.parse_worker as worker
+    import taiwa.text.tokenizer as tokenizer
+
+    if "fork" not in worker.get_all_start_methods():
+        pytest.fail("this test needs the fork start method (Linux)")
+    monkeypatch.setattr(worker, "available", lambda: True)
+    resource = GinzaVectors()
+    dialogues = load_dialogues(DIALOGUES) * 7  # more than one block of 64
+    alone = [score_dialogue(d, resource) for d in dialogues]
+    here = list(iter_scored(dialogues, resource, worker_min=len(dialogues) + 1))
+    tokenizer._results.clear()  # the worker's lines are turned into words afresh
+    there = list(iter_scored(dialogues, resource, worker_min=1))
+    assert worker._POOL is not None  # the worker did the tagging
+    assert here == alone and there == alone and len(there) > 64
 
 
 class DirectedPairs:

@@ -487,3 +487,9 @@ def test_spark_equals_duckdb_on_tokens_windows(spark: Any, tmp_path: Path) -> No
     sprk = mine_cooccurrence(src, tmp_path / "spark.parquet", config, engine="spark")
     assert sprk.counts == duck.counts and duck.counts.pairs_out > 50
     assert_same_table(tmp_path / "duck.parquet", tmp_path / "spark.parquet")
+
+
+def test_whitespace_is_what_str_isspace_says() -> None:
+    from taiwa.resources.cooccurrence.duckdb_text import WHITESPACE
+
+    assert "".join(c for c in map(chr, range(0x110000)) if c.isspace()) == WHITESPACE

@@ -9,7 +9,7 @@ reason; a stage without requests computes locally.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from taiwa.errors import TaiwaError
@@ -62,6 +62,7 @@ async def run_stage(
             on_done(s, row)
 
     pending: list[Pending] = []
+    local: list[tuple[Any, Any]] = []
     for s in samples:
         up = upstream(s)
         failed = None if stage.across_systems else upstream_error(up)
@@ -73,7 +74,9 @@ async def run_stage(
         if reqs:
             pending.append((s, up, reqs))
             continue
-        settle(s, local_result(stage, s, up))
+        local.append((s, up))
+    for (s, _), row in zip(local, local_results(stage, local), strict=True):
+        settle(s, row)
         advance(1)
     attempt = 1
     while pending:
@@ -214,6 +217,16 @@ def local_row(stage: Stage[Any], sample: Any, up: Any) -> Row:
     if stage.requests(sample, up):
         raise TaiwaError(f"stage {stage.name} asked for a model but its role has none")
     return local_result(stage, sample, up)
+
+
+def local_results(stage: Stage[Any], items: Sequence[tuple[Any, Any]]) -> Iterator[Row]:
+    """The rows of a local stage for ``(sample, upstream)`` items, in order: through the
+    stage's ``compute_many`` when it has one (:class:`~taiwa.harness.stages.LocalStage`),
+    else sample by sample."""
+    many = getattr(stage, "compute_many", None)
+    if many is None or not items:
+        return (local_result(stage, s, up) for s, up in items)
+    return iter(many([s for s, _ in items], [up for _, up in items]))
 
 
 def local_result(stage: Stage[Any], sample: Any, up: Any) -> Row:

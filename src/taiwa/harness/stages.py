@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Generic, TypeVar
 
 from taiwa.harness.method import SYSTEM, Row, Sample, StageBase, Upstream
@@ -34,7 +34,12 @@ class GenerateStage(StageBase, Generic[S]):
 
 
 class LocalStage(StageBase, Generic[S]):
-    """A stage computed without a model: ``compute(sample, upstream) -> row``."""
+    """A stage computed without a model: ``compute(sample, upstream) -> row``.
+
+    ``compute_many(samples, upstreams)``, when given, is used instead for the samples of a
+    chunk a stage computes on its own (not pipelined behind a model): it yields the rows of
+    ``compute`` in sample order, one as soon as it is made, and may work on several samples
+    at once (e.g. tag the next batch in another process while scoring this one)."""
 
     def __init__(
         self,
@@ -43,9 +48,11 @@ class LocalStage(StageBase, Generic[S]):
         *,
         output: str | None = None,
         role: str | None = None,
+        compute_many: Callable[[Sequence[S], Sequence[Upstream]], Iterator[Row]] | None = None,
     ) -> None:
         super().__init__(name=name, role=role, output=output)
         self.compute = compute
+        self.compute_many = compute_many
 
     def requests(self, sample: S, upstream: Any) -> Sequence[ChatRequest]:
         return ()

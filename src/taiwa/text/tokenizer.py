@@ -187,6 +187,22 @@ def _found(find: Callable[[str], list[str]], tagger: Any, pieces: list[str]) -> 
     return [line for piece in pieces for line in find(tagger.parse(piece))]
 
 
+def found_lines(
+    texts: Iterable[str], pos1: frozenset[str], normalize: bool = True
+) -> list[list[str]]:
+    """Per text, MeCab's output lines (each with its leading newline) of the morphemes whose
+    first part of speech is in ``pos1``, in order: the tagging half of
+    :meth:`FugashiTokenizer.map_many`, plain strings in and out (so another process can run
+    it: :mod:`taiwa.text.parse_worker`)."""
+    pieces = _prepared(texts, normalize)
+    find = _pos1_lines(pos1).findall
+    tagger = _feature_tagger()
+    with _LOCK:
+        return [
+            find(tagger.parse(p[0])) if len(p) == 1 else _found(find, tagger, p) for p in pieces
+        ]
+
+
 class FugashiTokenizer:
     """MeCab (fugashi) with unidic-lite; NFKC-normalises first unless ``normalize=False``.
 
@@ -228,14 +244,14 @@ class FugashiTokenizer:
         ``pos1``, in order, leaving out ``None``: the same as filtering :meth:`analyze`'s
         output, but ``fn`` runs once per distinct morpheme (MeCab output line) and its results
         are kept, per function, so ``fn`` must be pure. One lock and one pattern search per
-        text; the other morphemes never become tokens."""
-        pieces = _prepared(texts, self.normalize)
-        find = _pos1_lines(frozenset(pos1)).findall
-        tagger = _feature_tagger()
+        text; the other morphemes never become tokens. The two halves are
+        :func:`found_lines` (MeCab; it may run in another process) and :meth:`map_found`."""
+        return self.map_found(found_lines(texts, frozenset(pos1), self.normalize), fn)
+
+    def map_found(self, found: list[list[str]], fn: Callable[[Token], T | None]) -> list[list[T]]:
+        """``fn`` of the tokens of :func:`found_lines`' output lines, per text (see
+        :meth:`map_many`)."""
         with _LOCK:
-            found = [
-                find(tagger.parse(p[0])) if len(p) == 1 else _found(find, tagger, p) for p in pieces
-            ]
             results = _results_of(fn)
             missing = {line for lines in found for line in lines if line not in results}
             if len(results) + len(missing) > _CACHE_SIZE:

@@ -12,7 +12,7 @@ correlation with the human rate (§3.3).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -81,7 +81,7 @@ class CohesionMethod:
         return None
 
     def stages(self, setup: Setup) -> list[Stage[Any]]:
-        from taiwa.benchmarks.cohesion.scoring import score_dialogue
+        from taiwa.benchmarks.cohesion.scoring import iter_scored, score_dialogue
         from taiwa.harness.stages import LocalStage
         from taiwa.text.tokenizer import default_tokenizer
 
@@ -99,7 +99,17 @@ class CohesionMethod:
                 analyzer=analyzer,
             )
 
-        return [LocalStage("score", score, output="scores.jsonl")]
+        def score_many(dialogues: Sequence[Dialogue], upstream: Any) -> Iterator[dict[str, Any]]:
+            return iter_scored(
+                dialogues,
+                resource,
+                d=o.distance,
+                strict=o.strict,
+                conditions=o.conditions,
+                analyzer=analyzer,
+            )
+
+        return [LocalStage("score", score, output="scores.jsonl", compute_many=score_many)]
 
     def compared(self, options: CohesionOptions) -> list[ComparedMetric]:
         """Nothing: each dialogue is scored for the one agent it was collected with (the

@@ -15,7 +15,8 @@ resamples are those :func:`taiwa.metrics.stats.bootstrap_ci` and
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
+from concurrent.futures import Future
 from typing import Any
 
 import numpy as np
@@ -26,8 +27,8 @@ from taiwa.metrics.cohesion import CONDITIONS, Link, check_conditions, cohesive_
 from taiwa.metrics.stats import N_RESAMPLES, bootstrap_ci, correlation, percentile_estimate
 from taiwa.resources.association import AssociationResource, Word
 from taiwa.schema import Dialogue
-from taiwa.text.content_words import content_many, is_content
-from taiwa.text.tokenizer import MorphAnalyzer, Token, default_tokenizer
+from taiwa.text.content_words import CONTENT_POS, content_many, is_content
+from taiwa.text.tokenizer import FugashiTokenizer, MorphAnalyzer, Token, default_tokenizer
 
 MAX_PAIRS = 5
 """Links listed per utterance (the evidence of its conditions, in the order a, b, c)."""
@@ -107,9 +108,51 @@ def _scored(
 
 
 BLOCK = 64
-"""Dialogues :func:`score_dialogues` analyses together before scoring them: MeCab's tables and
+"""Dialogues :func:`iter_scored` analyses together before scoring them: MeCab's tables and
 the scorer's objects then take turns in the CPU caches a block at a time rather than every
 dialogue (a few percent faster; a larger block keeps more objects alive for the collector)."""
+
+WORKER_MIN = 256
+"""Dialogues from which :func:`iter_scored` tags in a second process
+(:mod:`taiwa.text.parse_worker`) while this one scores: below it, starting the worker would
+cost more than it saves."""
+
+
+def iter_scored(
+    dialogues: Sequence[Dialogue],
+    resource: AssociationResource,
+    *,
+    d: int = 3,
+    strict: bool = False,
+    conditions: Collection[str] = CONDITIONS,
+    analyzer: MorphAnalyzer | None = None,
+    worker_min: int = WORKER_MIN,
+) -> Iterator[dict[str, Any]]:
+    """:func:`score_dialogue` of each dialogue, in order, a block of :data:`BLOCK` at a time.
+    With the default analyzer and at least ``worker_min`` dialogues, MeCab tags the blocks in
+    a second process (all submitted at once) while this one makes the words of the block
+    before and scores it: the same words, so the same rows."""
+    check_conditions(conditions)
+    tok = analyzer or default_tokenizer()
+    blocks = [dialogues[i : i + BLOCK] for i in range(0, len(dialogues), BLOCK)]
+    texts = [[u.text for dlg in block for u in dlg.utterances] for block in blocks]
+    fugashi = tok if isinstance(tok, FugashiTokenizer) else None
+    tagged: list[Future[list[list[str]]]] = []
+    if fugashi is not None and len(dialogues) >= worker_min:
+        from taiwa.text.parse_worker import available, submit_found_lines
+
+        if available():
+            tagged = [submit_found_lines(t, CONTENT_POS, fugashi.normalize) for t in texts]
+    for k, block in enumerate(blocks):
+        if fugashi is not None and tagged:
+            words = fugashi.map_found(tagged[k].result(), _content_word)
+        else:
+            words = dialogue_words(texts[k], tok)
+        at = 0
+        for dlg in block:
+            upto = at + len(dlg.utterances)
+            yield _scored(dlg, words[at:upto], resource, d, strict, conditions)
+            at = upto
 
 
 def score_dialogues(
@@ -123,22 +166,16 @@ def score_dialogues(
     show_progress: bool = False,
 ) -> list[dict[str, Any]]:
     """One row per dialogue: ``{"id", **score_dialogue(...)}`` (seed 003 §2.3)."""
-    check_conditions(conditions)
-    tok = analyzer or default_tokenizer()
     rows: list[dict[str, Any]] = []
+    scored = iter_scored(
+        dialogues, resource, d=d, strict=strict, conditions=conditions, analyzer=analyzer
+    )
     with Progress(disable=not show_progress, transient=True) as progress:
         task = progress.add_task("cohesion", total=len(dialogues))
-        for start in range(0, len(dialogues), BLOCK):
-            block = dialogues[start : start + BLOCK]
-            words = dialogue_words([u.text for dlg in block for u in dlg.utterances], tok)
-            at = 0
-            for dlg in block:
-                upto = at + len(dlg.utterances)
-                scored = _scored(dlg, words[at:upto], resource, d, strict, conditions)
-                rows.append({"id": dlg.id, **scored})
-                at = upto
+        for dlg, row in zip(dialogues, scored, strict=True):
+            rows.append({"id": dlg.id, **row})
             if show_progress:
-                progress.advance(task, len(block))
+                progress.advance(task, 1)
     return rows
 
 

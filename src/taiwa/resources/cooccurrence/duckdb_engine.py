@@ -70,6 +70,20 @@ def _connect(config: MinerConfig, work: Path) -> Any:
     return con
 
 
+def _named(con: Any, query: str) -> str:
+    """``query`` with its words joined back from ``word_names`` when the counting left integer
+    word ids (:mod:`taiwa.resources.cooccurrence.incidence`; code-point order, so the order
+    of the rows is the same)."""
+    tables = {row[0] for row in con.execute("SHOW TABLES").fetchall()}
+    if "word_names" not in tables:
+        return query
+    return (
+        "SELECT a.w AS w1, b.w AS w2, o.g, o.llr "
+        f"FROM ({query}) AS o JOIN word_names AS a ON o.w1 = a.id "
+        "JOIN word_names AS b ON o.w2 = b.id ORDER BY o.w1, o.w2"
+    )
+
+
 def _count(con: Any, sql: str) -> int:
     return int(con.execute(sql).fetchone()[0])
 
@@ -111,7 +125,7 @@ def run_duckdb(inputs: list[str], out: Path, config: MinerConfig) -> tuple[int, 
             tmp = out.parent / f".{out.name}.{os.getpid()}.tmp.parquet"
             try:
                 con.execute(
-                    f"COPY ({output_sql(config)}) TO {_quote(str(tmp))} "
+                    f"COPY ({_named(con, output_sql(config))}) TO {_quote(str(tmp))} "
                     "(FORMAT parquet, COMPRESSION zstd)"
                 )
                 os.replace(tmp, out)

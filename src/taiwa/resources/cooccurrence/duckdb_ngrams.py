@@ -22,13 +22,14 @@ from taiwa.resources.cooccurrence.config import MinerConfig
 from taiwa.resources.cooccurrence.counts import NGRAM_FORMAT, LineError, content_filter, parse_ngram
 from taiwa.resources.cooccurrence.duckdb_text import (
     VOCAB_SQL,
+    WHITESPACE,
     count_pairs,
     ingest_lines,
     line_blocks,
     timed,
 )
 
-_BLANK = "^[" + "".join(f"\\x{{{ord(c):x}}}" for c in map(chr, range(0x110000)) if c.isspace())
+_BLANK = "^[" + "".join(f"\\x{{{ord(c):x}}}" for c in WHITESPACE)
 _BLANK += "]*$"
 """RE2: a line that ``str.strip()`` empties."""
 
