@@ -19,9 +19,7 @@ two alternate and the best of each is compared; the ratio of every run is printe
 3. the whole command: ``taiwa run cohesion`` on the same dialogues written as a JSONL file
    (reading and validating the file, which a dataset larger than one chunk is read twice for,
    scoring, summarising, writing the run directory), called in this process after a warm-up
-   run (in-process: interpreter start and imports are not in it). MeCab tags in a second
-   process while the load average leaves a core free (``taiwa.text.parse_worker``); the
-   output says in how many runs it did.
+   run (in-process: interpreter start and imports are not in it).
 
 Prints utterances/s and dialogues/s of each, the ratio end-to-end / tokeniser (target >= 0.50,
 on 2.) and the whole command's ratio (target >= 0.60, issue 29), with the load average.
@@ -45,7 +43,6 @@ from typing import Any
 import fugashi
 
 import taiwa.benchmarks.cohesion.scoring as scoring
-import taiwa.text.parse_worker as parse_worker
 import taiwa.text.tokenizer as tokenizer
 from taiwa.benchmarks import get_method
 from taiwa.benchmarks.cohesion.dataset import load_dialogues
@@ -129,16 +126,11 @@ def end_to_end(dialogues: Sequence[Dialogue]) -> tuple[float, float, float, dict
     return t1 - t0, t2 - t1, clock.seconds, summary
 
 
-WORKER: list[bool] = []
-"""Per whole-command run: whether MeCab tagged in the worker process (a core was free)."""
-
-
 def whole_command(data: Path, out: Path) -> float:
     """Seconds of ``taiwa run cohesion --data DATA`` (the runner, no progress bar), no token
     cached; fails loudly if a dialogue failed."""
     tokenizer._tokens.clear()
     tokenizer._results.clear()
-    WORKER.append(parse_worker.available())
     t0 = time.perf_counter()
     result = run(
         RunConfig(method="cohesion", data=data, out=out),
@@ -227,11 +219,6 @@ def main() -> None:
         f"{'met' if best[TOKENISER] / cmd >= 0.6 else 'NOT met'}); run by run "
         f"{', '.join(f'{tok / c:.2f}' for tok, c in zip(toks, commands, strict=True))}; load "
         f"average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
-    )
-    used = sum(WORKER[1:])  # the warm-up run left out
-    print(
-        f"tagging worker process (taiwa.text.parse_worker, used while the load average leaves "
-        f"a core free): used in {used} of {len(WORKER) - 1} whole-command runs"
     )
     agents = summary["n_agent_utterances"]
     shares = ", ".join(

@@ -321,23 +321,13 @@ def test_scorer_equals_the_reference_on_the_bundled_dialogues(strict: bool) -> N
         assert [r.get("correct") for r in rows] == [u.correct for u in dlg.utterances]
 
 
-def test_tagging_in_a_worker_process_gives_the_same_rows(monkeypatch: Any) -> None:
-    """The blocks tagged in the forked worker (taiwa.text.parse_worker) give the rows of
-    tagging here, which are those of scoring each dialogue alone."""
-    import taiwa.text.parse_worker as worker
-    import taiwa.text.tokenizer as tokenizer
-
-    if "fork" not in worker.get_all_start_methods():
-        pytest.fail("this test needs the fork start method (Linux)")
-    monkeypatch.setattr(worker, "available", lambda: True)
+def test_scoring_in_blocks_gives_the_rows_of_each_dialogue_alone() -> None:
+    """:func:`iter_scored` analyses a block of 64 dialogues' texts together; the rows are those
+    of scoring each dialogue alone."""
     resource = GinzaVectors()
     dialogues = load_dialogues(DIALOGUES) * 7  # more than one block of 64
     alone = [score_dialogue(d, resource) for d in dialogues]
-    here = list(iter_scored(dialogues, resource, worker_min=len(dialogues) + 1))
-    tokenizer._results.clear()  # the worker's lines are turned into words afresh
-    there = list(iter_scored(dialogues, resource, worker_min=1))
-    assert worker._POOL is not None  # the worker did the tagging
-    assert here == alone and there == alone and len(there) > 64
+    assert list(iter_scored(dialogues, resource)) == alone and len(alone) > 64
 
 
 class DirectedPairs:

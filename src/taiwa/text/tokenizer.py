@@ -192,8 +192,7 @@ def found_lines(
 ) -> list[list[str]]:
     """Per text, MeCab's output lines (each with its leading newline) of the morphemes whose
     first part of speech is in ``pos1``, in order: the tagging half of
-    :meth:`FugashiTokenizer.map_many`, plain strings in and out (so another process can run
-    it: :mod:`taiwa.text.parse_worker`)."""
+    :meth:`FugashiTokenizer.map_many`, plain strings in and out."""
     pieces = _prepared(texts, normalize)
     find = _pos1_lines(pos1).findall
     tagger = _feature_tagger()
@@ -245,7 +244,7 @@ class FugashiTokenizer:
         output, but ``fn`` runs once per distinct morpheme (MeCab output line) and its results
         are kept, per function, so ``fn`` must be pure. One lock and one pattern search per
         text; the other morphemes never become tokens. The two halves are
-        :func:`found_lines` (MeCab; it may run in another process) and :meth:`map_found`."""
+        :func:`found_lines` (MeCab) and :meth:`map_found`."""
         return self.map_found(found_lines(texts, frozenset(pos1), self.normalize), fn)
 
     def map_found(self, found: list[list[str]], fn: Callable[[Token], T | None]) -> list[list[T]]:

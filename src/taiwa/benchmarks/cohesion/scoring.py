@@ -16,7 +16,6 @@ resamples are those :func:`taiwa.metrics.stats.bootstrap_ci` and
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Iterator, Sequence
-from concurrent.futures import Future
 from typing import Any
 
 import numpy as np
@@ -27,8 +26,8 @@ from taiwa.metrics.cohesion import CONDITIONS, Link, check_conditions, cohesive_
 from taiwa.metrics.stats import N_RESAMPLES, bootstrap_ci, correlation, percentile_estimate
 from taiwa.resources.association import AssociationResource, Word
 from taiwa.schema import Dialogue
-from taiwa.text.content_words import CONTENT_POS, content_many, is_content
-from taiwa.text.tokenizer import FugashiTokenizer, MorphAnalyzer, Token, default_tokenizer
+from taiwa.text.content_words import content_many, is_content
+from taiwa.text.tokenizer import MorphAnalyzer, Token, default_tokenizer
 
 MAX_PAIRS = 5
 """Links listed per utterance (the evidence of its conditions, in the order a, b, c)."""
@@ -112,11 +111,6 @@ BLOCK = 64
 the scorer's objects then take turns in the CPU caches a block at a time rather than every
 dialogue (a few percent faster; a larger block keeps more objects alive for the collector)."""
 
-WORKER_MIN = 256
-"""Dialogues from which :func:`iter_scored` tags in a second process
-(:mod:`taiwa.text.parse_worker`) while this one scores: below it, starting the worker would
-cost more than it saves."""
-
 
 def iter_scored(
     dialogues: Sequence[Dialogue],
@@ -126,28 +120,14 @@ def iter_scored(
     strict: bool = False,
     conditions: Collection[str] = CONDITIONS,
     analyzer: MorphAnalyzer | None = None,
-    worker_min: int = WORKER_MIN,
 ) -> Iterator[dict[str, Any]]:
-    """:func:`score_dialogue` of each dialogue, in order, a block of :data:`BLOCK` at a time.
-    With the default analyzer and at least ``worker_min`` dialogues, MeCab tags the blocks in
-    a second process (all submitted at once) while this one makes the words of the block
-    before and scores it: the same words, so the same rows."""
+    """:func:`score_dialogue` of each dialogue, in order, a block of :data:`BLOCK` at a time
+    (the block's texts analysed together, then scored)."""
     check_conditions(conditions)
     tok = analyzer or default_tokenizer()
-    blocks = [dialogues[i : i + BLOCK] for i in range(0, len(dialogues), BLOCK)]
-    texts = [[u.text for dlg in block for u in dlg.utterances] for block in blocks]
-    fugashi = tok if isinstance(tok, FugashiTokenizer) else None
-    tagged: list[Future[list[list[str]]]] = []
-    if fugashi is not None and len(dialogues) >= worker_min:
-        from taiwa.text.parse_worker import available, submit_found_lines
-
-        if available():
-            tagged = [submit_found_lines(t, CONTENT_POS, fugashi.normalize) for t in texts]
-    for k, block in enumerate(blocks):
-        if fugashi is not None and tagged:
-            words = fugashi.map_found(tagged[k].result(), _content_word)
-        else:
-            words = dialogue_words(texts[k], tok)
+    for start in range(0, len(dialogues), BLOCK):
+        block = dialogues[start : start + BLOCK]
+        words = dialogue_words([u.text for dlg in block for u in dlg.utterances], tok)
         at = 0
         for dlg in block:
             upto = at + len(dlg.utterances)
