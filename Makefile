@@ -6,6 +6,8 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.taiwa-installed
 PYTEST_ARGS ?=
+# worksteal: a worker that runs out of tests takes queued ones from the other, so the few
+# minute-long tests (the README walk, the demo LLM) do not leave one core idle at the end
 # Parallel pytest workers (pytest-xdist): one per core (on 2 cores, 4 workers cost more CPU
 # than they saved on the in-process tests measured). PYTEST_WORKERS=0: serial.
 PYTEST_WORKERS ?= $(shell nproc 2>/dev/null || echo 2)
@@ -39,7 +41,7 @@ typecheck: install
 
 # pytest exits 5 when it collected no test: that must never count as a pass.
 pytest: install
-	@$(PY) -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS); rc=$$?; \
+	@$(PY) -m pytest -n $(PYTEST_WORKERS) --dist worksteal $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "error: pytest collected no tests (selection: '$(PYTEST_ARGS)')" >&2; exit 1; fi; \
 	exit $$rc
 

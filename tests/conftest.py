@@ -21,6 +21,7 @@ from fuzz_summary import (  # registered as this conftest's hooks
 )
 
 __all__ = [
+    "pytest_collection_modifyitems",
     "pytest_configure",
     "pytest_sessionfinish",
     "pytest_terminal_summary",
@@ -37,7 +38,17 @@ def pytest_configure(config: pytest.Config) -> None:
     as cold as CI's fresh machine and the user's cache is never written by tests. The joined
     model files (``models/``: the demo GGUF, Whisper) are shared from the user's cache: they
     are content-checked, and joining them again would only cost time. xdist workers inherit
-    the controller's environment, so they share the one directory."""
+    the controller's environment, so they share the one directory.
+
+    Under xdist each worker's llama.cpp (and everything it starts) gets its share of the
+    cores (``TAIWA_LLAMA_THREADS``): two workers' models spinning on all cores each ran the
+    demo LLM 2.7x slower than one thread each (measured: 4 requests, 384 tokens, 46-50 s vs
+    18 s)."""
+    from taiwa.models.llama_cpp_backend import THREADS_ENV, default_threads
+
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    if workers > 1 and THREADS_ENV not in os.environ:
+        os.environ[THREADS_ENV] = str(max(1, default_threads() // workers))
     if os.environ.get(_OWN_CACHE):  # a worker, or a nested pytest: already set
         return
     from taiwa.models.cache import default_cache_dir
@@ -49,6 +60,35 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ["TAIWA_CACHE_DIR"] = str(session)
     os.environ[_OWN_CACHE] = str(session)
     config.stash[_SESSION_KEY] = session
+
+
+FIRST = "test_readme_commands.py::test_all_runnable_readme_commands_run_verbatim_in_order"
+"""The longest test (every README command, the demo LLM's included): started first."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The ``slow`` tests (real LLM, Spark, speech: up to minutes each) are dealt round-robin
+    to the heads of the workers' shares, the longest (:data:`FIRST`) to the first: xdist's
+    ``worksteal`` hands worker k the k-th contiguous share of the collection and steals from
+    the tails, so every worker starts on its slow tests, and no minute-long test is left to
+    start last while a core sits idle. Runs in each worker (the controller collects nothing);
+    serially it only moves the slow tests first."""
+    workers = max(1, int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))
+    slow = sorted(
+        (i for i in items if i.get_closest_marker("slow") is not None),
+        key=lambda i: not i.nodeid.endswith(FIRST),
+    )
+    rest = [i for i in items if i.get_closest_marker("slow") is None]
+    ordered: list[pytest.Item] = []
+    left = len(items)
+    for k in range(workers):
+        share = left // (workers - k)  # what worksteal sends the k-th worker
+        head = slow[k::workers]
+        take = max(0, share - len(head))
+        ordered += head + rest[:take]
+        rest = rest[take:]
+        left -= len(head) + take
+    items[:] = ordered + rest
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

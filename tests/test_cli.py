@@ -127,6 +127,7 @@ def test_usage_error_exits_2() -> None:
     assert r.returncode == 2 and "--pred" in r.stderr
 
 
+@pytest.mark.slow  # the demo LLM on every method (taiwa demo)
 def test_demo_prints_tables(tmp_path: Path) -> None:
     r = taiwa("demo", "--out", str(tmp_path))
     assert r.returncode == 0, r.stderr

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
 from pathlib import Path
 
@@ -160,7 +161,7 @@ def test_da_annotator_and_generator_with_demo_model(demo_model, tmp_path: Path) 
     assert calls["spec"] == "demo" and calls["calls"] >= 2
     report = asyncio.run(
         build_items(
-            demo_model, ["料理中のユーザーがタイマーを頼む場面"], attempts=2, max_tokens=700
+            demo_model, ["料理中のユーザーがタイマーを頼む場面"], attempts=1, max_tokens=700
         )
     )
     assert len(report.items) + len(report.failures) == 1
@@ -183,3 +184,18 @@ def test_each_request_samples_with_its_own_seed() -> None:
     seeds = {request_seed(1, req(f"問{i}")) for i in range(50)}
     assert len(seeds) == 50 and all(0 <= s < 2**31 for s in seeds)
     assert request_seed(1, req("問1")) != request_seed(2, req("問1"))
+
+
+def test_threads_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``TAIWA_LLAMA_THREADS`` sets llama.cpp's threads; unset, every core this process may
+    use; anything but a whole number >= 1 is one clear error."""
+    from taiwa.models.llama_cpp_backend import THREADS_ENV, default_threads
+
+    monkeypatch.setenv(THREADS_ENV, "3")
+    assert default_threads() == 3
+    monkeypatch.delenv(THREADS_ENV)
+    assert default_threads() == len(os.sched_getaffinity(0))
+    for bad in ("0", "two", "-1", "1.5"):
+        monkeypatch.setenv(THREADS_ENV, bad)
+        with pytest.raises(TaiwaError, match=THREADS_ENV):
+            default_threads()

@@ -23,6 +23,7 @@ from cli import taiwa
 from taiwa.errors import EndpointError
 from taiwa.models.cache import default_cache_dir
 from taiwa.models.embedded import embedded_model_path
+from taiwa.models.llama_cpp_backend import default_threads
 from taiwa.models.openai_compat import STRUCTURED_MODES, OpenAICompatModel
 from taiwa.models.types import ChatMessage, ChatRequest, ContentPart, GenerationParams
 
@@ -48,7 +49,8 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     port = _free_port()
     log_path = tmp_path_factory.mktemp("llama-server") / "server.log"
     cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(model)]
-    cmd += ["--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096", "--n_threads", "2"]
+    threads = str(default_threads())  # the worker's share of the cores under xdist
+    cmd += ["--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096", "--n_threads", threads]
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/v1"

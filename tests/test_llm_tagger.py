@@ -126,6 +126,7 @@ def test_validate_tagger_scores_a_chat_model(
     assert "repairs of the model's answers: " in console.export_text()
 
 
+@pytest.mark.slow  # the demo LLM
 def test_the_demo_llm_tags_a_handful_of_replies(tmp_path: Path) -> None:
     """The embedded demo model through the same stage: schema-constrained, so every reply
     gets an act of the taxonomy (or is counted untagged), through the runner's cache."""

@@ -56,7 +56,7 @@ class LlamaCppModel(ConcurrentModel):
             self.llm = Llama(
                 model_path=str(self.path),
                 n_ctx=n_ctx,
-                n_threads=n_threads or os.cpu_count() or 1,
+                n_threads=n_threads or default_threads(),
                 verbose=False,
                 seed=0,
             )
@@ -96,6 +96,27 @@ class LlamaCppModel(ConcurrentModel):
 
     async def _complete(self, request: ChatRequest) -> Reply:
         return await asyncio.to_thread(self._complete_sync, request)
+
+
+THREADS_ENV = "TAIWA_LLAMA_THREADS"
+"""The environment variable that sets how many threads llama.cpp computes with."""
+
+
+def default_threads() -> int:
+    """``$TAIWA_LLAMA_THREADS`` if set, else the cores this process may run on. llama.cpp's
+    threads wait for each other by spinning, so more threads than free cores (two runs side
+    by side, each with all cores) is many times slower than one thread each: give each
+    parallel job its share."""
+    value = os.environ.get(THREADS_ENV)
+    if value is None or not value.strip():
+        return (
+            len(os.sched_getaffinity(0))
+            if hasattr(os, "sched_getaffinity")
+            else (os.cpu_count() or 1)
+        )
+    if not value.strip().isdigit() or int(value) < 1:
+        raise TaiwaError(f"{THREADS_ENV}={value[:20]!r}: expected a whole number of threads >= 1")
+    return int(value)
 
 
 def request_seed(seed: int, request: ChatRequest) -> int:
