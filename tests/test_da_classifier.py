@@ -149,24 +149,23 @@ def chat_figures(
     return out
 
 
-ACCURACY_REACHED = 0.73
-"""Issue 26's bar is accuracy ≥ 0.75 on the chat-style held-out split. On the current split
-(677 utterances, 57 dialogues) the shipped model reaches 0.736 (0.773 on the earlier 432), so
-the bar is NOT met (README says so); the test holds the figure reached (floor 0.73) so a
-regression fails, instead of failing on the bar every run."""
+ACCURACY_BAR = 0.75
+"""Issue 26's bar: accuracy ≥ 0.75 on the chat-style held-out split. Met since the previous act
+became a feature (:mod:`taiwa.annotators.da_previous_act`): 0.758 (n = 677; 0.736 before)."""
 
-MARGIN_FLOOR = 0.03
-"""Issue 26's bar is 0.1 macro-F1 above the char-n-gram baseline; reached: 0.036 (0.699 vs
-0.663 on the chat-style held-out split), NOT met (README says so). The floor sits just below
-the margin reached so that a model falling back towards the baseline fails."""
+MARGIN_FLOOR = 0.04
+"""Issue 26's bar is 0.1 macro-F1 above the char-n-gram baseline; reached: 0.043 (0.705 vs
+0.663 on the chat-style held-out split; 0.036 before the previous-act block), NOT met (README
+says so). The floor sits just below the margin reached so that a model falling back towards
+the baseline fails."""
 
 
 def test_chat_style_macro_f1_and_accuracy_targets(chat_figures: dict[str, Any]) -> None:
-    """Issue 26: on the chat-style held-out split, macro-F1 ≥ 0.65 (met) and accuracy ≥ 0.75
-    (not met: see :data:`ACCURACY_REACHED`)."""
+    """Issue 26: on the chat-style held-out split, macro-F1 ≥ 0.65 and accuracy ≥ 0.75 (both
+    met: 0.705 and 0.758; the macro-F1 floor is the figure reached, less its last digits)."""
     assert chat_figures["n"] >= 200
-    assert chat_figures["default"]["macro_f1"] >= 0.65
-    assert chat_figures["default"]["accuracy"] >= ACCURACY_REACHED
+    assert chat_figures["default"]["macro_f1"] >= 0.70
+    assert chat_figures["default"]["accuracy"] >= ACCURACY_BAR
 
 
 def test_chat_style_no_act_predicted_more_than_twice_as_often_as_it_occurs(
@@ -192,9 +191,9 @@ def _macro_f1(pairs: list[tuple[str, str]]) -> float:
 
 def test_chat_style_margin_over_the_char_ngram_baseline(chat_figures: dict[str, Any]) -> None:
     """Issue 26 asks for 0.1 macro-F1 above a char-n-gram-only model trained on the same data;
-    the shipped model reaches 0.036 (README: "not the 0.1 asked"). What this asserts is what was
+    the shipped model reaches 0.043 (README: "not the 0.1 asked"). What this asserts is what was
     reached: the point gap at least :data:`MARGIN_FLOOR`. The paired bootstrap 95 % CI of the gap
-    (the same held-out items resampled for both models) is printed: 0.037 [0.005, 0.070] with
+    (the same held-out items resampled for both models) is printed: 0.043 [0.005, 0.080] with
     n = 677, so the default is better than the baseline, by far less than 0.1."""
     from taiwa.metrics.paired import paired_statistic_difference
 
@@ -218,7 +217,7 @@ def test_probabilities_are_calibrated(
     assert cal["temperature"] == shipped.temperature != 1.0
     assert cal["cross_entropy_after"] <= cal["cross_entropy_before"]  # what the fit minimises
     # ECE is binned: it falls with the temperature unless the model was already calibrated,
-    # i.e. the temperature is within 1 % of 1 (the current model: 0.997, ECE 0.028 → 0.029)
+    # i.e. the temperature is within 1 % of 1 (the current model: 1.027, ECE 0.042 → 0.027)
     assert cal["ece_after"] < cal["ece_before"] or abs(cal["temperature"] - 1) < 0.01
     assert cal["ece_after"] < 0.05
     _, tests, _ = sets
@@ -327,11 +326,12 @@ def test_previous_act_block_changes_the_tag(shipped: dac.DAClassifier) -> None:
     from taiwa.annotators.da_previous_act import previous_act_rows
 
     assert shipped.context_tagger is not None
-    rows = previous_act_rows(shipped.context_tagger, ["", "明日ひま？", "昨日ラーメン食べた"])
+    ctx = ["週末は何してたの", "おはよう"]
+    rows = previous_act_rows(shipped.context_tagger, ["", *ctx])
     assert not rows[0].any()
     np.testing.assert_allclose(rows[1:].sum(axis=1), 1.0)
-    assert shipped.acts[int(rows[1].argmax())] == "質問"
-    ctx, rep = ["明日ひま？", "昨日ラーメン食べた"], ["うん", "うん"]
+    assert [shipped.acts[int(k)] for k in rows[1:].argmax(axis=1)] == ["質問", "あいさつ"]
+    rep = ["家でゴロゴロしてた", "おはよう"]
     with_prev = shipped.model.scores(shipped.features(ctx, rep))
     without = shipped.model.scores(shipped.featurizer.transform(ctx, rep, None, np.zeros((2, 11))))
     assert np.abs(with_prev - without).max() > 0.1
