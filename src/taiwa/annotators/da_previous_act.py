@@ -21,6 +21,10 @@ Measured on 4-fold cross-validation by dialogue over the chat-style training dia
 tidy training examples in every fold's training part; the held-out splits unused): macro-F1
 0.744 → 0.755, accuracy 0.763 → 0.772 (n = 1,926); the gold previous act, in training and at
 evaluation, did no better (0.744 / 0.770): the guess carries what the act sequence can give.
+(In that experiment the context tagger still saw the opening flag of its training examples;
+shipped, it is fitted on the utterances without their contexts, as it meets them: this recipe,
+on one split of the same training data (40 chat-style dialogues, n = 472, apart), reached
+macro-F1 0.755 and accuracy 0.801 against 0.753 / 0.790 without the block.)
 """
 
 from __future__ import annotations
