@@ -115,7 +115,7 @@ def load_examples(path: Path | None = None) -> tuple[list[Example], str]:
     )
     rows = [json.loads(line) for line in raw.decode("utf-8").splitlines() if line.strip()]
     examples = [
-        Example(r["id"], r["context"], r["reply"], r["act"], group=str(r.get("dialogue", "")))
+        Example(r["id"], r["context"], r["reply"], r["act"], group=str(r.get("dialogue") or ""))
         for r in rows
     ]
     return examples, hashlib.sha256(raw).hexdigest()
