@@ -83,7 +83,7 @@ def checked_examples(path: Path) -> list[Example]:
                 str(path), line, "act", f"one of the {TAXONOMY} acts", shown(row["act"])
             )
         group = str(row.get("dialogue") or "")  # optional: keeps a dialogue in one fold
-        examples.append(Example(*(row[name] for name in FIELDS), group=group))
+        examples.append(Example(row["id"], row["context"], row["reply"], row["act"], group=group))
     return examples
 
 
