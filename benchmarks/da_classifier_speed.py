@@ -11,7 +11,8 @@ drifts, so the two alternate and the best of each is compared; every run's ratio
 1. fugashi alone on every reply: ``fugashi.Tagger().parse(text)`` (the tokeniser's rate, the
    denominator);
 2. end to end: ``default_classifier().tag_many(contexts, replies)`` (features: char n-grams,
-   context n-grams, overlap features, mean ja-ginza vectors; then the matrix product), with the
+   context n-grams, overlap features, mean ja-ginza vectors, the previous utterance tagged by
+   the context tagger; then the matrix product), with the
    vectors and MeCab loaded beforehand (their one-off load time is printed apart).
 
 ``--tagger DIR``: a ``taiwa da train`` output instead of the shipped model (e.g. one trained

@@ -8,6 +8,7 @@ import random
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from importlib import resources
 from typing import Any
 
@@ -16,7 +17,7 @@ import pytest
 
 from taiwa.annotators import da_classifier as dac
 from taiwa.annotators import da_classifier_recipe as recipe
-from taiwa.annotators.da_classifier_features import char_ngrams, extra_features
+from taiwa.annotators.da_classifier_features import Featurizer, char_ngrams, extra_features
 from taiwa.annotators.da_classifier_train import (
     class_report,
     copy_counts,
@@ -24,6 +25,7 @@ from taiwa.annotators.da_classifier_train import (
     stratified_split,
     upsample,
 )
+from taiwa.annotators.da_previous_act import context_settings
 from taiwa.taxonomies import load_taxonomy
 
 ECHO = "うなずき・おうむ返し"
@@ -67,11 +69,18 @@ def test_model_files_load_without_pickle(shipped: dac.DAClassifier) -> None:
         raw = resources.files("taiwa").joinpath(path).read_bytes()
         assert meta["training_data"]["files"][path] == hashlib.sha256(raw).hexdigest()
     # a setting added after the model was saved (ending_cross) loads with its default
-    settings = recipe.default_settings().to_json()
+    full = replace(recipe.default_settings(), prev_acts=11)
+    settings = full.to_json()
     assert meta["features"] == {k: v for k, v in settings.items() if k in meta["features"]}
-    assert shipped.featurizer.settings == recipe.default_settings()
+    assert shipped.featurizer.settings == full
     assert shipped.acts == tuple(meta["acts"])
-    assert shipped.model.weights.shape == (recipe.default_settings().n_features, 11)
+    assert shipped.model.weights.shape == (full.n_features, 11)
+    # the previous-act block comes from the reply-only context tagger shipped beside it
+    assert shipped.context_tagger is not None and meta["context_tagger"] == "da_chitchat11_context"
+    assert shipped.context_tagger.featurizer.settings == context_settings(recipe.default_settings())
+    assert shipped.context_tagger.acts == shipped.acts
+    with np.load(npz.with_name("da_chitchat11_context.npz"), allow_pickle=False) as f:
+        assert all(f[k].dtype != object for k in f.files)
 
 
 def test_import_is_light() -> None:
@@ -143,24 +152,23 @@ def chat_figures(
     return out
 
 
-ACCURACY_REACHED = 0.73
-"""Issue 26's bar is accuracy ≥ 0.75 on the chat-style held-out split. On the current split
-(677 utterances, 57 dialogues) the shipped model reaches 0.736 (0.773 on the earlier 432), so
-the bar is NOT met (README says so); the test holds the figure reached (floor 0.73) so a
-regression fails, instead of failing on the bar every run."""
+ACCURACY_BAR = 0.75
+"""Issue 26's bar: accuracy ≥ 0.75 on the chat-style held-out split. Met since the previous act
+became a feature (:mod:`taiwa.annotators.da_previous_act`): 0.758 (n = 677; 0.736 before)."""
 
-MARGIN_FLOOR = 0.03
-"""Issue 26's bar is 0.1 macro-F1 above the char-n-gram baseline; reached: 0.036 (0.699 vs
-0.663 on the chat-style held-out split), NOT met (README says so). The floor sits just below
-the margin reached so that a model falling back towards the baseline fails."""
+MARGIN_FLOOR = 0.04
+"""Issue 26's bar is 0.1 macro-F1 above the char-n-gram baseline; reached: 0.043 (0.705 vs
+0.663 on the chat-style held-out split; 0.036 before the previous-act block), NOT met (README
+says so). The floor sits just below the margin reached so that a model falling back towards
+the baseline fails."""
 
 
 def test_chat_style_macro_f1_and_accuracy_targets(chat_figures: dict[str, Any]) -> None:
-    """Issue 26: on the chat-style held-out split, macro-F1 ≥ 0.65 (met) and accuracy ≥ 0.75
-    (not met: see :data:`ACCURACY_REACHED`)."""
+    """Issue 26: on the chat-style held-out split, macro-F1 ≥ 0.65 and accuracy ≥ 0.75 (both
+    met: 0.705 and 0.758; the macro-F1 floor is the figure reached, less its last digits)."""
     assert chat_figures["n"] >= 200
-    assert chat_figures["default"]["macro_f1"] >= 0.65
-    assert chat_figures["default"]["accuracy"] >= ACCURACY_REACHED
+    assert chat_figures["default"]["macro_f1"] >= 0.70
+    assert chat_figures["default"]["accuracy"] >= ACCURACY_BAR
 
 
 def test_chat_style_no_act_predicted_more_than_twice_as_often_as_it_occurs(
@@ -186,9 +194,9 @@ def _macro_f1(pairs: list[tuple[str, str]]) -> float:
 
 def test_chat_style_margin_over_the_char_ngram_baseline(chat_figures: dict[str, Any]) -> None:
     """Issue 26 asks for 0.1 macro-F1 above a char-n-gram-only model trained on the same data;
-    the shipped model reaches 0.036 (README: "not the 0.1 asked"). What this asserts is what was
+    the shipped model reaches 0.043 (README: "not the 0.1 asked"). What this asserts is what was
     reached: the point gap at least :data:`MARGIN_FLOOR`. The paired bootstrap 95 % CI of the gap
-    (the same held-out items resampled for both models) is printed: 0.037 [0.005, 0.070] with
+    (the same held-out items resampled for both models) is printed: 0.043 [0.005, 0.080] with
     n = 677, so the default is better than the baseline, by far less than 0.1."""
     from taiwa.metrics.paired import paired_statistic_difference
 
@@ -212,7 +220,7 @@ def test_probabilities_are_calibrated(
     assert cal["temperature"] == shipped.temperature != 1.0
     assert cal["cross_entropy_after"] <= cal["cross_entropy_before"]  # what the fit minimises
     # ECE is binned: it falls with the temperature unless the model was already calibrated,
-    # i.e. the temperature is within 1 % of 1 (the current model: 0.997, ECE 0.028 → 0.029)
+    # i.e. the temperature is within 1 % of 1 (the current model: 1.027, ECE 0.042 → 0.027)
     assert cal["ece_after"] < cal["ece_before"] or abs(cal["temperature"] - 1) < 0.01
     assert cal["ece_after"] < 0.05
     _, tests, _ = sets
@@ -258,34 +266,78 @@ def test_retraining_reproduces_the_shipped_weights(
     shipped: dac.DAClassifier,
     sets: tuple[list[dac.Example], dict[str, list[dac.Example]], dict[str, str]],
 ) -> None:
-    # A full refit takes minutes (the L2 search most of it; `taiwa da check` does all of it).
-    # The smaller check: the training problem rebuilt from the bundled files reproduces the
-    # shipped idf exactly, and the shipped weights are the minimiser of its (strictly convex)
-    # objective: the gradient there is as small as L-BFGS-B left it, and the loss is the one
-    # recorded; plus the optimiser is deterministic.
+    # A full refit takes minutes (the cross-fitted previous-act guesses and the validation fit
+    # most of it; `taiwa da check` does all of it). The smaller check: the training problems
+    # rebuilt from the bundled files reproduce the shipped idf exactly (the main model's and
+    # the context tagger's), and the context tagger's weights are the minimiser of its
+    # (strictly convex) objective: the gradient there is as small as L-BFGS-B left it, and
+    # the loss is the one recorded; plus the optimiser is deterministic.
     train, _, _ = sets
+    acts = list(shipped.acts)
     training = shipped.meta["training"]
-    feat, objective = dac.final_problem(
-        train, list(shipped.acts), recipe.default_settings(), training["l2"], training["balanced"]
+    feat = Featurizer.fit(
+        shipped.featurizer.settings, [e.context for e in train], [e.reply for e in train]
     )
     np.testing.assert_array_equal(feat.idf_reply.astype(np.float32), shipped.featurizer.idf_reply)
     np.testing.assert_array_equal(
         feat.idf_context.astype(np.float32), shipped.featurizer.idf_context
     )
-    nonzero = np.flatnonzero(np.any(shipped.model.weights != 0, axis=1))
+    tagger = shipped.context_tagger
+    assert tagger is not None
+    info = training["context_tagger"]
+    alone = [replace(e, context="") for e in train]
+    feat, objective = dac.final_problem(
+        alone, acts, context_settings(recipe.default_settings()), info["l2"], info["balanced"]
+    )
+    np.testing.assert_array_equal(feat.idf_reply.astype(np.float32), tagger.featurizer.idf_reply)
+    nonzero = np.flatnonzero(np.any(tagger.model.weights != 0, axis=1))
     assert np.isin(nonzero, objective.used).all()
-    assert round(objective.total_weight) == training["n_fit_upsampled"]
-    loss, grad = objective(objective.theta(shipped.model))
-    assert loss == pytest.approx(training["optimizer"]["loss"], rel=1e-6)
+    assert round(objective.total_weight) == info["n_fit_upsampled"]
+    loss, grad = objective(objective.theta(tagger.model))
+    assert loss == pytest.approx(info["optimizer"]["loss"], rel=1e-6)
     assert np.abs(grad).max() < 1e-6
     # a perturbed model is measurably off the minimum
-    _, off = objective(objective.theta(shipped.model) * 0.99)
+    _, off = objective(objective.theta(tagger.model) * 0.99)
     assert np.abs(off).max() > 5e-6
     # deterministic: the first 20 L-BFGS-B iterations of this problem, twice, give the same bits
     a, _ = minimize_objective(objective, max_iter=20)
     b, _ = minimize_objective(objective, max_iter=20)
     np.testing.assert_array_equal(a.weights, b.weights)
     np.testing.assert_array_equal(a.bias, b.bias)
+    assert training["l2"] == info["l2"] and training["n_fit"] == len(train)
+
+
+def test_previous_act_guesses_are_cross_fitted_by_dialogue(
+    sets: tuple[list[dac.Example], dict[str, list[dac.Example]], dict[str, str]],
+) -> None:
+    from taiwa.annotators.da_previous_act import FOLDS, folds_of
+
+    train, _, _ = sets
+    fold = folds_of(train)
+    assert fold == folds_of(train) and set(fold) == set(range(FOLDS))
+    by_dialogue: dict[str, set[int]] = {}
+    for e, f in zip(train, fold, strict=True):
+        if e.group:
+            by_dialogue.setdefault(e.group, set()).add(f)
+    assert len(by_dialogue) >= 100  # the chat-style dialogues
+    assert all(len(v) == 1 for v in by_dialogue.values())  # a dialogue stays in one fold
+
+
+def test_previous_act_block_changes_the_tag(shipped: dac.DAClassifier) -> None:
+    """The previous-act probabilities are a feature: an empty context gives zeros, and the
+    context tagger's guesses move the scores (against the same features with zeros there)."""
+    from taiwa.annotators.da_previous_act import previous_act_rows
+
+    assert shipped.context_tagger is not None
+    ctx = ["週末は何してたの", "おはよう"]
+    rows = previous_act_rows(shipped.context_tagger, ["", *ctx])
+    assert not rows[0].any()
+    np.testing.assert_allclose(rows[1:].sum(axis=1), 1.0)
+    assert [shipped.acts[int(k)] for k in rows[1:].argmax(axis=1)] == ["質問", "あいさつ"]
+    rep = ["家でゴロゴロしてた", "おはよう"]
+    with_prev = shipped.model.scores(shipped.features(ctx, rep))
+    without = shipped.model.scores(shipped.featurizer.transform(ctx, rep, None, np.zeros((2, 11))))
+    assert np.abs(with_prev - without).max() > 0.1
 
 
 def test_differences_spots_a_changed_model(shipped: dac.DAClassifier) -> None:

@@ -8,8 +8,9 @@ Features (:mod:`.da_classifier_features`): hashed character 1–3-grams of the r
 of the previous utterance (its own hash space), the reply's mean ja-ginza word vector, and
 reply/context overlap features that make echoes (``builtin:parrot``) come out as
 うなずき・おうむ返し; the shipped chitchat11 model adds the casual-chat normalisation, morpheme
-keys and shape flags of issue 26. Model: multinomial logistic regression with L2, fitted with
-L-BFGS-B (:mod:`.da_classifier_train`; no scikit-learn).
+keys and shape flags of issue 26, and the previous utterance's act as guessed by a reply-only
+context tagger it carries (:mod:`.da_previous_act`). Model: multinomial logistic regression
+with L2, fitted with L-BFGS-B (:mod:`.da_classifier_train`; no scikit-learn).
 
 Recipe (:func:`fit`), seeded and deterministic:
 
@@ -28,7 +29,8 @@ retrains in memory and compares with the shipped files, ``--evaluate`` prints th
 tables). It ships as package data without pickle: ``data/models/da_chitchat11.npz`` (weight
 rows that are not zero, biases, idf vectors; read with ``allow_pickle=False``) and a JSON
 sidecar (taxonomy, acts, feature settings, training-data SHA-256s, L2 strength, temperature,
-held-out metrics, version).
+held-out metrics, version), with its context tagger beside it in ``da_chitchat11_context.npz``
++ ``.json`` (named by the sidecar's ``context_tagger``).
 
 Heavy imports (numpy, scipy, fugashi, the vectors) happen inside functions: importing this
 module costs nothing at ``import taiwa.cli`` time.
@@ -53,12 +55,13 @@ if TYPE_CHECKING:
     from taiwa.annotators.da_classifier_features import FeatureSettings, Featurizer
     from taiwa.annotators.da_classifier_train import Softmax, SoftmaxObjective
 
-VERSION = 2
+VERSION = 3
 """Format and recipe version of the shipped model (bump when either changes)."""
 
-COMPATIBLE = (1, 2)
+COMPATIBLE = (1, 2, 3)
 """Versions :meth:`DAClassifier.load` reads (1: before the casual-chat features and the
-temperature; its settings load with those switched off)."""
+temperature; its settings load with those switched off; 2: before the previous-act block and
+its context tagger)."""
 
 TAXONOMY = "chitchat11"
 SEED = 12
@@ -73,7 +76,9 @@ ECHO = "うなずき・おうむ返し"
 @dataclass(frozen=True)
 class Example:
     """One labelled utterance; ``index``/``count``: its sentence position in the turn (count 0:
-    not split into sentences)."""
+    not split into sentences); ``group``: its dialogue (examples of one dialogue are kept in
+    one cross-fitting fold; empty: its own); ``prev``: the previous utterance's act
+    probabilities, for a model with the previous-act block (:mod:`.da_previous_act`)."""
 
     id: str
     context: str
@@ -82,6 +87,8 @@ class Example:
     index: int = 0
     count: int = 0
     weight: float = 1.0
+    group: str = ""
+    prev: tuple[float, ...] = ()
 
     @property
     def position(self) -> tuple[int, int]:
@@ -89,9 +96,13 @@ class Example:
 
 
 def design(featurizer: Featurizer, examples: Sequence[Example]) -> Any:
-    """The feature matrix of ``examples``."""
+    """The feature matrix of ``examples`` (with their ``prev`` when the settings use it)."""
+    prev = [e.prev for e in examples] if featurizer.settings.prev_acts else None
     return featurizer.transform(
-        [e.context for e in examples], [e.reply for e in examples], [e.position for e in examples]
+        [e.context for e in examples],
+        [e.reply for e in examples],
+        [e.position for e in examples],
+        prev,
     )
 
 
@@ -103,7 +114,10 @@ def load_examples(path: Path | None = None) -> tuple[list[Example], str]:
         else resources.files("taiwa").joinpath(DATA_PATH).read_bytes()
     )
     rows = [json.loads(line) for line in raw.decode("utf-8").splitlines() if line.strip()]
-    examples = [Example(r["id"], r["context"], r["reply"], r["act"]) for r in rows]
+    examples = [
+        Example(r["id"], r["context"], r["reply"], r["act"], group=str(r.get("dialogue") or ""))
+        for r in rows
+    ]
     return examples, hashlib.sha256(raw).hexdigest()
 
 
@@ -125,6 +139,24 @@ class DAClassifier:
     meta: dict[str, Any] = field(default_factory=dict)
     name: str = "default:da-logreg"
     taxonomy: str = TAXONOMY
+    context_tagger: DAClassifier | None = None
+    """For a model with the previous-act block: the reply-only model that gives the previous
+    utterance's act probabilities (:mod:`.da_previous_act`)."""
+
+    def features(
+        self,
+        contexts: Sequence[str],
+        replies: Sequence[str],
+        positions: Sequence[tuple[int, int]] | None = None,
+    ) -> Any:
+        """The feature matrix of the pairs (the context tagged first when the model uses the
+        previous act)."""
+        prev = None
+        if self.context_tagger is not None:
+            from taiwa.annotators.da_previous_act import previous_act_rows
+
+            prev = previous_act_rows(self.context_tagger, contexts)
+        return self.featurizer.transform(contexts, replies, positions, prev)
 
     def proba(
         self,
@@ -135,7 +167,7 @@ class DAClassifier:
         """``len(replies) × len(acts)`` probabilities."""
         from taiwa.annotators.da_calibration import softmax
 
-        x = self.featurizer.transform(contexts, replies, positions)
+        x = self.features(contexts, replies, positions)
         return softmax(self.model.scores(x), self.temperature)
 
     @property
@@ -153,7 +185,7 @@ class DAClassifier:
         features, its ``(index, count)`` in the turn)."""
         if not replies:
             return []
-        x = self.featurizer.transform(contexts, replies, positions)
+        x = self.features(contexts, replies, positions)
         best = self.model.scores(x).argmax(axis=1)
         return [self.acts[int(k)] for k in best]
 
@@ -161,7 +193,8 @@ class DAClassifier:
         return self.tag_many([context], [reply])[0]
 
     def save(self, directory: Path, stem: str = MODEL_NAME) -> tuple[Path, Path]:
-        """Write ``STEM.npz`` (no object arrays) and ``STEM.json``; returns both paths."""
+        """Write ``STEM.npz`` (no object arrays) and ``STEM.json`` (and the context tagger as
+        ``STEM_context.npz`` + ``.json``); returns the first two paths."""
         import numpy as np
 
         directory.mkdir(parents=True, exist_ok=True)
@@ -178,6 +211,7 @@ class DAClassifier:
         )
         meta = {
             **self.meta,
+            **({"context_tagger": f"{stem}_context"} if self.context_tagger else {}),
             "version": VERSION,
             "taxonomy": self.taxonomy,
             "acts": list(self.acts),
@@ -185,6 +219,8 @@ class DAClassifier:
             "n_features": int(w.shape[0]),
         }
         sidecar.write_text(json.dumps(meta, ensure_ascii=False, indent=1) + "\n", "utf-8")
+        if self.context_tagger is not None:
+            self.context_tagger.save(directory, f"{stem}_context")
         return npz, sidecar
 
     @classmethod
@@ -211,8 +247,14 @@ class DAClassifier:
             weights[f["rows"]] = f["weights"]
             featurizer = Featurizer(settings, f["idf_reply"], f["idf_context"])
             model = Softmax(weights, f["bias"].astype(np.float64))
+        context = meta.get("context_tagger")
         return cls(
-            tuple(meta["acts"]), featurizer, model, meta, taxonomy=meta.get("taxonomy", TAXONOMY)
+            tuple(meta["acts"]),
+            featurizer,
+            model,
+            meta,
+            taxonomy=meta.get("taxonomy", TAXONOMY),
+            context_tagger=None if context is None else cls.load(npz.with_name(f"{context}.npz")),
         )
 
 

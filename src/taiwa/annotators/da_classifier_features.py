@@ -30,7 +30,10 @@ Blocks of one feature row (see :class:`FeatureSettings` for the sizes):
    the casual core (:func:`~taiwa.annotators.chat_text.casual_form`: laughter, lengthening,
    fillers and punctuation normalised away), and the shape flags it returns (question,
    exclamation, period, ellipsis, laughter, filler, lengthening) plus ``opening`` (no previous
-   utterance) are a block of their own.
+   utterance) are a block of their own;
+9. optional (``prev_acts``, issue 26): the probabilities of the previous utterance's act, one
+   column per act, scaled by ``prev_scale``, given by the caller (``prev``; the shipped model
+   gets them from its context tagger, :mod:`.da_previous_act`); zeros for an opening.
 
 The hash is CRC-32 of the UTF-8 n-gram (not Python's ``hash``, which changes between
 processes), so the same text gives the same columns everywhere. The idf vectors are fitted
@@ -96,6 +99,8 @@ class FeatureSettings:
     casual: bool = False
     word_bits: int = 0
     word_scale: float = 1.0
+    prev_acts: int = 0
+    prev_scale: float = 1.0
 
     @property
     def n_reply(self) -> int:
@@ -120,8 +125,12 @@ class FeatureSettings:
         return n + ((1 << self.ending_bits) if self.use_endings else 0)
 
     @property
-    def n_features(self) -> int:
+    def off_prev(self) -> int:
         return self.off_words + self.n_words + self.n_shape
+
+    @property
+    def n_features(self) -> int:
+        return self.off_prev + self.prev_acts
 
     def ngram_text(self, text: str) -> str:
         """The text the character n-grams are read from (the casual core, or the text)."""
@@ -237,9 +246,11 @@ class Featurizer:
         contexts: Sequence[str],
         replies: Sequence[str],
         positions: Sequence[Position] | None = None,
+        prev: Any = None,
     ) -> Any:
         """The CSR feature matrix (float64) of the pairs (``positions``: required when the
-        settings use them)."""
+        settings use them; ``prev``: ``n × prev_acts`` previous-act probabilities, required
+        when the settings use them)."""
         import scipy.sparse as sp
 
         s = self.settings
@@ -247,6 +258,8 @@ class Featurizer:
             raise ValueError("contexts and replies differ in length")
         if s.use_position and (positions is None or len(positions) != len(replies)):
             raise ValueError("positions: one (index, count) per reply expected")
+        if s.prev_acts and (prev is None or np.shape(prev) != (len(replies), s.prev_acts)):
+            raise ValueError(f"prev: {s.prev_acts} previous-act probabilities per reply expected")
         off_p = s.n_reply + s.n_context + s.vector_dim + len(EXTRA_NAMES)
         off_e = off_p + (len(POSITION_NAMES) if s.use_position else 0)
         n = len(replies)
@@ -282,6 +295,8 @@ class Featurizer:
             if s.casual:
                 shape = [*casual_form(rep)[1], float(not ctx.strip())]
                 _add_values(indices, data, s.off_words + s.n_words, shape)
+            if s.prev_acts:
+                _add_values(indices, data, s.off_prev, [s.prev_scale * float(v) for v in prev[k]])
             indptr.append(len(indices))
         x = sp.csr_matrix(
             (np.array(data, dtype=np.float64), np.array(indices, dtype=np.int64), indptr),

@@ -2,7 +2,8 @@
 on their labelled utterances, written as a directory that ``--tagger PATH`` takes.
 
 ``taiwa da train --data FILE --out DIR`` without ``--base`` lands here: the same features as the
-shipped model (:func:`~taiwa.annotators.da_classifier_recipe.default_settings`), L2 strength
+shipped model (:func:`~taiwa.annotators.da_classifier_recipe.default_settings`) but for its
+previous-act block (:mod:`.da_previous_act`, not offered here yet), L2 strength
 and temperature picked on a seeded 4:1 validation split of ``FILE``, then refitted on all of
 it. With ``--char-ngram`` (``char_ngram=True``): the reply's character n-grams only
 (:func:`~taiwa.annotators.da_classifier.char_ngram_settings`, the baseline ``taiwa validate

@@ -70,7 +70,9 @@ temperature) and skips the two fits that lost there: on the shared 2-core machin
 
 def default_settings() -> FeatureSettings:
     """The shipped model's features: char n-grams of the casual core (reply and previous
-    utterance), ja-ginza mean vector, morpheme keys, overlap and shape flags."""
+    utterance), ja-ginza mean vector, morpheme keys, overlap and shape flags; :func:`train`
+    adds the previous-act block (:func:`~taiwa.annotators.da_previous_act.fit_with_previous`;
+    ``taiwa da train`` does not)."""
     from taiwa.annotators.da_classifier_features import FeatureSettings
 
     return FeatureSettings(casual=True, word_bits=14)
@@ -160,9 +162,13 @@ def train(out_dir: Path | None = None) -> tuple[DAClassifier, dict[str, Any]]:
     acts = taxonomy_acts()
     from concurrent.futures import ProcessPoolExecutor
 
+    from taiwa.annotators.da_previous_act import fit_with_previous
+
     with ProcessPoolExecutor(2) as pool:  # the two fits are independent: one process each
         grid = SHIPPED_L2_GRID
-        default_job = pool.submit(fit, train_set, acts, default_settings(), grid, None, BALANCE)
+        default_job = pool.submit(
+            fit_with_previous, train_set, acts, default_settings(), grid, None, BALANCE
+        )
         ngram_job = pool.submit(fit, train_set, acts, char_ngram_settings(), grid, None, BALANCE)
         classifier, info = default_job.result()
         ngram, ngram_info = ngram_job.result()

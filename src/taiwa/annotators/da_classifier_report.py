@@ -71,4 +71,10 @@ def differences(fresh: TrainedClassifier, shipped: TrainedClassifier) -> list[st
             out.append(f"{key} differs")
     if fresh.meta.get("training", {}).get("l2") != shipped.meta.get("training", {}).get("l2"):
         out.append("the L2 strength picked differs")
+    fresh_ctx = getattr(fresh, "context_tagger", None)
+    shipped_ctx = getattr(shipped, "context_tagger", None)
+    if (fresh_ctx is None) != (shipped_ctx is None):
+        out.append("context tagger present in one only")
+    elif fresh_ctx is not None and shipped_ctx is not None:
+        out += [f"context tagger: {d}" for d in differences(fresh_ctx, shipped_ctx)]
     return out

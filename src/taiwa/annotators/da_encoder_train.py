@@ -82,7 +82,8 @@ def checked_examples(path: Path) -> list[Example]:
             raise InputError(
                 str(path), line, "act", f"one of the {TAXONOMY} acts", shown(row["act"])
             )
-        examples.append(Example(*(row[name] for name in FIELDS)))
+        group = str(row.get("dialogue") or "")  # optional: keeps a dialogue in one fold
+        examples.append(Example(row["id"], row["context"], row["reply"], row["act"], group=group))
     return examples
 
 
