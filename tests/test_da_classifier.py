@@ -326,11 +326,9 @@ def test_previous_act_guesses_are_cross_fitted_by_dialogue(
 def test_previous_act_block_changes_the_tag(shipped: dac.DAClassifier) -> None:
     """The previous-act probabilities are a feature: an empty context gives zeros, and the
     context tagger's guesses move the scores (against the same features with zeros there)."""
-    from taiwa.annotators.da_previous_act import previous_act_rows
-
     assert shipped.context_tagger is not None
     ctx = ["週末は何してたの", "おはよう"]
-    rows = previous_act_rows(shipped.context_tagger, ["", *ctx])
+    rows = shipped.context_tagger.previous_act_rows(["", *ctx])
     assert not rows[0].any()
     np.testing.assert_allclose(rows[1:].sum(axis=1), 1.0)
     assert [shipped.acts[int(k)] for k in rows[1:].argmax(axis=1)] == ["質問", "あいさつ"]

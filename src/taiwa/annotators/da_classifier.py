@@ -151,12 +151,19 @@ class DAClassifier:
     ) -> Any:
         """The feature matrix of the pairs (the context tagged first when the model uses the
         previous act)."""
-        prev = None
-        if self.context_tagger is not None:
-            from taiwa.annotators.da_previous_act import previous_act_rows
-
-            prev = previous_act_rows(self.context_tagger, contexts)
+        tagger = self.context_tagger
+        prev = None if tagger is None else tagger.previous_act_rows(contexts)
         return self.featurizer.transform(contexts, replies, positions, prev)
+
+    def previous_act_rows(self, contexts: Sequence[str]) -> np.ndarray:
+        """As the context tagger: ``len(contexts) × len(acts)`` act probabilities of each
+        previous utterance, tagged alone (zeros for an empty one)."""
+        import numpy as np
+
+        out = np.zeros((len(contexts), len(self.acts)))
+        if keep := [k for k, c in enumerate(contexts) if c.strip()]:
+            out[keep] = self.proba([""] * len(keep), [contexts[k] for k in keep])
+        return out
 
     def proba(
         self,

@@ -35,8 +35,6 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    import numpy as np
-
     from taiwa.annotators.da_classifier import DAClassifier, Example
     from taiwa.annotators.da_classifier_features import FeatureSettings
 
@@ -49,19 +47,6 @@ def context_settings(settings: FeatureSettings) -> FeatureSettings:
     """The context tagger's features: ``settings`` without the context block, the overlap
     features, the positions and the previous act (it sees one utterance)."""
     return replace(settings, use_context=False, use_extras=False, use_position=False, prev_acts=0)
-
-
-def previous_act_rows(tagger: DAClassifier, contexts: Sequence[str]) -> np.ndarray:
-    """``len(contexts) × len(acts)``: the context tagger's act probabilities of each previous
-    utterance (zeros for an empty one)."""
-    import numpy as np
-
-    out = np.zeros((len(contexts), len(tagger.acts)))
-    keep = [k for k, c in enumerate(contexts) if c.strip()]
-    if keep:
-        texts = [contexts[k] for k in keep]
-        out[keep] = tagger.proba([""] * len(texts), texts)
-    return out
 
 
 def folds_of(examples: Sequence[Example], folds: int = FOLDS) -> list[int]:
@@ -79,7 +64,7 @@ def with_previous(
 ) -> list[Example]:
     """``examples`` with ``prev`` set from ``tagger``'s guesses of their contexts (in the act
     order ``acts``)."""
-    rows = previous_act_rows(tagger, [e.context for e in examples])
+    rows = tagger.previous_act_rows([e.context for e in examples])
     order = [list(tagger.acts).index(a) for a in acts]
     return [
         replace(e, prev=tuple(float(v) for v in row[order]))
