@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fuzz_random import json_paths
 
 from taiwa.benchmarks import get_method
 from taiwa.cli import main
@@ -83,17 +84,6 @@ def _put(path: tuple[Any, ...], value: Any) -> Any:
 WRONG = [[], "x", 5, None, {}, float("nan"), True]
 
 
-def _paths(obj: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    out = [prefix] if prefix else []
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            out += _paths(v, (*prefix, k))
-    elif isinstance(obj, list):
-        for i, v in enumerate(obj[:1]):
-            out += _paths(v, (*prefix, i))
-    return out
-
-
 def _finite_number(v: Any) -> bool:
     return isinstance(v, int | float) and not isinstance(v, bool) and v == v
 
@@ -107,7 +97,7 @@ def test_wrong_typed_summary_values_at_every_level(
     target = tmp_path / "damaged"
     shutil.copytree(finished_run, target)
     refused = 0
-    for k, path in enumerate(_paths(summary)):
+    for k, path in enumerate(json_paths(summary, width=1)):
         original: Any = summary
         for key in path:
             original = original[key]

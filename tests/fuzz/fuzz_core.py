@@ -267,6 +267,17 @@ def _tail(text: str, limit: int = 400) -> str:
     return text if len(text) <= limit else "…" + text[-limit:]
 
 
+def run_variant(variant: Variant, root: Path) -> tuple[Outcome, list[str], list[str]]:
+    """Build ``variant`` in its work directory, run it in-process from there, count it:
+    (the outcome, its problems, the argv it ran)."""
+    work = workdir(root, variant.id)
+    built = variant.build(work)
+    os.chdir(work)
+    outcome = run_in_process(built.argv)
+    count("in-process", variant, outcome)
+    return outcome, problems(outcome, built.expect), built.argv
+
+
 def workdir(root: Path, variant_id: str) -> Path:
     """A fresh directory for one variant (its inputs, run directory and cache)."""
     slug = re.sub(r"[^A-Za-z0-9._-]+", "_", variant_id)[:120]

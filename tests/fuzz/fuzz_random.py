@@ -69,14 +69,16 @@ DEEP = "__deeply_nested__"
 _DEEP_JSON = "[" * 5_000 + "1" + "]" * 5_000
 
 
-def _paths(obj: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+def json_paths(obj: Any, width: int = 3, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """The path (keys and indexes) to every value nested in ``obj``, the first ``width``
+    items of each list followed."""
     out = [prefix] if prefix else []
     if isinstance(obj, dict):
         for k, v in obj.items():
-            out += _paths(v, (*prefix, k))
+            out += json_paths(v, width, (*prefix, k))
     elif isinstance(obj, list):
-        for i, v in enumerate(obj[:3]):
-            out += _paths(v, (*prefix, i))
+        for i, v in enumerate(obj[:width]):
+            out += json_paths(v, width, (*prefix, i))
     return out
 
 
@@ -85,7 +87,7 @@ def mutate(obj: Any, rng: random.Random, edits: int = 1) -> Any:
     unknown key added; at any level."""
     obj = json.loads(json.dumps(obj))
     for _ in range(edits):
-        paths = _paths(obj)
+        paths = json_paths(obj)
         if not paths:
             return _values(rng)
         path = paths[rng.randrange(len(paths))]

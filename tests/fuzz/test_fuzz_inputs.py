@@ -3,11 +3,10 @@ with one located error line on unusable input, exit 0 on valid input."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
-from fuzz_core import Variant, count, problems, run_in_process, workdir
+from fuzz_core import Variant, run_variant
 from fuzz_registry import all_variants
 
 VARIANTS = all_variants()
@@ -20,14 +19,9 @@ def _param(v: Variant) -> object:
 
 @pytest.mark.parametrize("variant", [_param(v) for v in VARIANTS])
 def test_variant(variant: Variant, fuzz_root: Path, in_dir: None) -> None:
-    work = workdir(fuzz_root, variant.id)
-    built = variant.build(work)
-    os.chdir(work)
-    outcome = run_in_process(built.argv)
-    count("in-process", variant, outcome)
-    found = problems(outcome, built.expect)
+    outcome, found, argv = run_variant(variant, fuzz_root)
     assert not found, (
-        f"{variant.id}: {'; '.join(found)}\n  taiwa {' '.join(a[:200] for a in built.argv)}"
+        f"{variant.id}: {'; '.join(found)}\n  taiwa {' '.join(a[:200] for a in argv)}"
         f"\n  stderr: {outcome.stderr.strip()[-800:]}"
     )
 

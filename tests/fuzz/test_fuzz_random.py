@@ -4,11 +4,10 @@ level, long ids, run.yaml, special files) without a traceback, a hang or a secon
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
-from fuzz_core import Variant, count, problems, run_in_process, workdir
+from fuzz_core import Variant, run_variant
 from fuzz_random import MAKERS, random_variants
 
 SAMPLE = random_variants(48, seed=2025)
@@ -20,10 +19,5 @@ def test_every_class_is_in_the_sample() -> None:
 
 @pytest.mark.parametrize("variant", SAMPLE, ids=lambda v: v.id)
 def test_random_variant(variant: Variant, fuzz_root: Path, in_dir: None) -> None:
-    work = workdir(fuzz_root, variant.id)
-    built = variant.build(work)
-    os.chdir(work)
-    outcome = run_in_process(built.argv)
-    count("in-process", variant, outcome)
-    found = problems(outcome, built.expect)
-    assert not found, f"{variant.id}: {'; '.join(found)}\n  taiwa {' '.join(built.argv)[:600]}"
+    _, found, argv = run_variant(variant, fuzz_root)
+    assert not found, f"{variant.id}: {'; '.join(found)}\n  taiwa {' '.join(argv)[:600]}"

@@ -81,23 +81,13 @@ class CohesionMethod:
         return None
 
     def stages(self, setup: Setup) -> list[Stage[Any]]:
-        from taiwa.benchmarks.cohesion.scoring import iter_scored, score_dialogue
+        from taiwa.benchmarks.cohesion.scoring import iter_scored
         from taiwa.harness.stages import LocalStage
         from taiwa.text.tokenizer import default_tokenizer
 
         o: CohesionOptions = setup.options
         resource = _resource(o.resource)
         analyzer = default_tokenizer()
-
-        def score(dialogue: Dialogue, upstream: Any) -> dict[str, Any]:
-            return score_dialogue(
-                dialogue,
-                resource,
-                d=o.distance,
-                strict=o.strict,
-                conditions=o.conditions,
-                analyzer=analyzer,
-            )
 
         def score_many(dialogues: Sequence[Dialogue], upstream: Any) -> Iterator[dict[str, Any]]:
             return iter_scored(
@@ -108,6 +98,9 @@ class CohesionMethod:
                 conditions=o.conditions,
                 analyzer=analyzer,
             )
+
+        def score(dialogue: Dialogue, upstream: Any) -> dict[str, Any]:
+            return next(score_many([dialogue], upstream))  # the rows of score_dialogue
 
         return [LocalStage("score", score, output="scores.jsonl", compute_many=score_many)]
 
