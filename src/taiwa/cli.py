@@ -17,6 +17,7 @@ from taiwa.cli_report import register as register_report
 from taiwa.cli_run import register as register_run
 from taiwa.cli_validate import validate_app
 from taiwa.errors import TaiwaError
+from taiwa.harness.collector import exiting
 from taiwa.tables import note_line
 from taiwa.terminal import make_console
 
@@ -247,7 +248,10 @@ def demo(
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point: user errors become one stderr line (secrets masked) and their exit code: 2
-    for bad input, 1 for a run that cannot go on (tracebacks with --debug)."""
+    for bad input, 1 for a run that cannot go on (tracebacks with --debug). Called with no
+    ``argv`` it is the process (the ``taiwa`` command) and spares the interpreter's exit its
+    last collection (:func:`~taiwa.harness.collector.exiting`); called with ``argv`` (tests,
+    scripts) it leaves the collector alone."""
     args = sys.argv[1:] if argv is None else argv
     debug = "--debug" in args
     try:
@@ -262,3 +266,6 @@ def main(argv: list[str] | None = None) -> None:
         message = escape(redact(str(exc)))
         err.print(f"[red]error:[/red] {message}", highlight=False, soft_wrap=True)
         sys.exit(exc.exit_code)
+    finally:
+        if argv is None:  # called as the ``taiwa`` process, which ends here
+            exiting()

@@ -38,6 +38,7 @@ from taiwa.harness.provenance import input_files, plan_key, provenance
 from taiwa.harness.rows import RowStore, StoredResults
 from taiwa.harness.run_output import close_cache, in_background, open_cache, run_summary
 from taiwa.harness.rundir import RunDir, write_outputs, write_stage_files
+from taiwa.harness.warm_up import warm_up_soon
 from taiwa.io import write_json
 from taiwa.models.base import ChatModel
 from taiwa.models.replay import ReferenceModel
@@ -103,6 +104,7 @@ def execute(
 
                 async def main() -> None:
                     await check_models(plan, pool)
+                    waits.append(warm_up_soon(asyncio.get_running_loop()))
                     with progress_bars(show_progress) as progress:
                         await run_stages(plan, pool, progress, seconds, store)
 

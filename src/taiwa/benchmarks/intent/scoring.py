@@ -14,7 +14,6 @@ from typing import Any
 from taiwa.benchmarks.intent.dataset import IntentItem
 from taiwa.benchmarks.intent.parsing import parse_answer
 from taiwa.harness.method import Row, Upstream
-from taiwa.metrics.stats import bootstrap_ci
 
 
 def score_answer(item: IntentItem, upstream: Upstream) -> Row:
@@ -34,6 +33,10 @@ def accuracy_block(
 ) -> dict[str, Any]:
     """Table 1's cells for one system: accuracy overall, on context-dependent and on
     context-independent items (n, 95 % CI), and the unparseable answers."""
+    # Imported here, not with the module: the score stage needs no numpy, and a run's first
+    # request should not wait for it (the runner warms the statistics up during the requests).
+    from taiwa.metrics.stats import bootstrap_ci
+
     split: dict[str, list[float]] = {"all": [], "dependent": [], "independent": []}
     unparsed = 0
     for r in rows:
