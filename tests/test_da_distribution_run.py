@@ -338,3 +338,27 @@ def test_the_finer_opinion_taxonomy(tmp_path: Path) -> None:
     assert s["systems"]["builtin:parrot"]["dae"]["value"] == pytest.approx(1.0)
     r = taiwa("run", "da-distribution", *common, "--out", str(tmp_path / "r2"))
     assert r.returncode == 2 and "labels chitchat11 acts, not chitchat16" in r.stderr
+
+
+def test_a_system_with_one_short_reply_is_flagged_not_a_traceback(tmp_path: Path) -> None:
+    """Every context answered はい: DAE still varies with the tagger's reading of the contexts
+    (the previous act is a feature), so DAE and DAMI carry the identical-replies flag; no
+    reply has two tokens, so Distinct-2 is 0 by convention with no interval, flagged, and the
+    table prints it as ``[–, –]`` (it used to raise on the missing bounds)."""
+    contexts = sample_path("da_distribution/contexts.jsonl")
+    ids = [it.id for it in iter_contexts(contexts, CHITCHAT11)][:40]
+    replies = tmp_path / "hai.jsonl"
+    replies.write_text("".join(json.dumps({"id": i, "text": "はい"}) + "\n" for i in ids))
+    out = tmp_path / "run"
+    r = taiwa(
+        "run", "da-distribution", "-m", f"replay:{replies}", "--limit", "40",
+        "--out", str(out), "--no-cache", "-q",
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert "[–, –]" in r.stdout
+    block = next(iter(json.loads((out / "summary.json").read_text("utf-8"))["systems"].values()))
+    on = {f["on"]: f["code"] for f in block["flags"]}
+    assert on["dae"] == on["dami"] == "identical-replies"
+    assert on["distinct2"] == "nothing-counted"
+    assert block["distinct2"]["value"] == 0.0 and block["distinct2"]["ci_low"] is None
+    assert block["identical_replies"]["share"] == 1.0

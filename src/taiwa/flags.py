@@ -104,6 +104,14 @@ def no_pair_judged(n_judged: int, on: str, forfeits: int = 0) -> Flag | None:
     return Flag("no-pair-judged", on, f"no pair judged{why}: there is no rate to report")
 
 
+def nothing_counted(count: int, what: str, on: str) -> Flag | None:
+    """A ratio over ``count`` things (n-grams, pairs) when there were none: its value is a
+    convention (Distinct-n gives 0), not a measurement, and it has no interval."""
+    if count:
+        return None
+    return Flag("nothing-counted", on, f"no {what}: the value is 0 by convention, not a measure")
+
+
 def plug_in_bias(value: float, bias: float, n: int, on: str, floor: int) -> Flag | None:
     """A plug-in estimate (DAMI, Distinct) whose jackknife bias is a noticeable share of its
     value (|bias| ≥ :data:`BIAS_SHARE` · |value|, either sign) or whose n is below ``floor``."""

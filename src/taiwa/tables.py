@@ -35,12 +35,19 @@ if TYPE_CHECKING:
     from taiwa.harness.runner import RunResult
 
 
+def _bound(x: Any, digits: int) -> str:
+    """One end of a CI (``–`` when there is none: ``None`` or NaN, e.g. nothing to resample)."""
+    return "–" if x is None or x != x else f"{x:.{digits}f}"
+
+
 def ci_cell(d: Mapping[str, Any] | None, digits: int = 3) -> str:
-    """An estimate as ``value`` over ``[low, high]`` (``–`` when missing or NaN)."""
+    """An estimate as ``value`` over ``[low, high]`` (``–`` when missing or NaN; a missing
+    bound, when the estimate has no interval, is ``–`` too)."""
     if not d or d.get("value") is None or d["value"] != d["value"]:
         return "–"
-    lo, hi, ci = d["ci_low"], d["ci_high"], max(2, digits - 1)
-    return f"{d['value']:.{digits}f}\n[{lo:.{ci}f}, {hi:.{ci}f}]"
+    ci = max(2, digits - 1)
+    lo, hi = _bound(d.get("ci_low"), ci), _bound(d.get("ci_high"), ci)
+    return f"{d['value']:.{digits}f}\n[{lo}, {hi}]"
 
 
 def systems_table(
@@ -59,10 +66,11 @@ def systems_table(
 
 
 def _ci(d: dict[str, Any], digits: int = 3) -> str:
-    v, lo, hi = d["value"], d["ci_low"], d["ci_high"]
-    if v != v:  # NaN
+    v = d["value"]
+    if v is None or v != v:  # NaN
         return "–"
-    return f"{v:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
+    lo, hi = _bound(d.get("ci_low"), digits), _bound(d.get("ci_high"), digits)
+    return f"{v:.{digits}f} [{lo}, {hi}]"
 
 
 def da_sequence_table(res: FileScores, title: str, metrics: tuple[str, ...]) -> Table:
@@ -81,7 +89,7 @@ def da_sequence_table(res: FileScores, title: str, metrics: tuple[str, ...]) -> 
         rows += [(p, f"  {p}") for p in ("deletion", "insertion", "substitution")]
     for key, label in rows:
         d = res.summary[key]
-        ci = f"[{d['ci_low']:.3f}, {d['ci_high']:.3f}]"
+        ci = f"[{_bound(d['ci_low'], 3)}, {_bound(d['ci_high'], 3)}]"
         t.add_row(label, str(d["n"]), f"{d['value']:.3f}", ci, f"{d['sd']:.3f}")
     return t
 

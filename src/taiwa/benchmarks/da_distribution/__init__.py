@@ -233,7 +233,8 @@ class DADistributionMethod:
         o: DADistributionOptions = setup.options
         labels = load_taxonomy(o.taxonomy).names
         c = s.collect(results.rows("tag"), results.systems)
-        systems = s.system_blocks(c, s.systems_texts(results), labels, setup.seed)
+        texts = s.systems_texts(results)
+        systems = s.system_blocks(c, texts, labels, setup.seed)
         order = sorted(systems, key=lambda x: -(systems[x]["dae"]["value"] or 0.0))
         across: dict[str, Any] = {
             "taxonomy": o.taxonomy,
@@ -241,7 +242,7 @@ class DADistributionMethod:
             "prev_acts": dict(c.prev_from),
             "ranking": order,
         }
-        s.bias_flags(systems)
+        s.bias_flags(systems, texts)
         notes = s.untagged_notes(systems)
         validation = run_validation(setup.roles["tagger"], o)
         gold = [HUMAN] if o.human_acts == "labels" else []

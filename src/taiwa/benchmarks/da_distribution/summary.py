@@ -112,6 +112,8 @@ def system_blocks(
         for n in (1, 2):
             est, bias = distinct_with_bias(tokens, n)
             block[f"distinct{n}"] = {**_estimate(est), "bias": None if math.isnan(bias) else bias}
+            grams = sum(max(0, len(t) - n + 1) for t in tokens)
+            flags.add(block, flags.nothing_counted(grams, f"reply of {n}+ tokens", f"distinct{n}"))
         out[s] = block
     return out
 
@@ -203,12 +205,23 @@ def systems_texts(results: Results) -> dict[str, list[str]]:
     return {s: [str(r["text"]) for r in results.ok("generate", s)] for s in results.systems}
 
 
-def bias_flags(blocks: Mapping[str, MutableMapping[str, Any]]) -> None:
+def bias_flags(
+    blocks: Mapping[str, MutableMapping[str, Any]], texts: Mapping[str, Sequence[str]]
+) -> None:
     """Flag DAMI and Distinct-1/2 where the plug-in estimate's jackknife bias is a noticeable
     share of its value (either sign) or n is below the metric's floor (seed 002 App. C's
-    plug-in estimates; :func:`taiwa.flags.plug_in_flags`)."""
-    for b in blocks.values():
+    plug-in estimates; :func:`taiwa.flags.plug_in_flags`), and DAE and DAMI of a system
+    that gives one reply to most contexts (:func:`taiwa.flags.identical_replies`): the
+    acts the tagger then reads vary with the contexts (the previous act is a feature), not
+    with anything the system did."""
+    for s, b in blocks.items():
         flags.add(b, *flags.plug_in_flags(b, PLUG_IN_FLOORS))
+        if s not in texts:
+            continue
+        share, flag = flags.identical_replies(texts[s], "dae")
+        b["identical_replies"] = share
+        if flag is not None:
+            flags.add(b, flag, flags.Flag(flag.code, "dami", flag.text))
 
 
 def untagged_notes(blocks: Mapping[str, Mapping[str, Any]]) -> list[str]:
