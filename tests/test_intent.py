@@ -101,6 +101,32 @@ def test_dependent_groups_have_two_distinct_gold_labels() -> None:
     assert dependent_groups(items) == {"A"}
 
 
+@pytest.mark.parametrize("kept", [10_000, 5])
+def test_items_know_their_dependence_read_once_or_twice(
+    kept: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Up to KEPT_ITEMS items the dependence pass's items are yielded (the file is read and
+    validated once); beyond it the file is read again. The items are the same either way."""
+    from taiwa.benchmarks.intent import dataset
+
+    reads: list[int] = []
+    real = dataset.iter_items
+
+    def counted(path: str | Path) -> Any:
+        reads.append(1)
+        return real(path)
+
+    monkeypatch.setattr(dataset, "KEPT_ITEMS", kept)
+    monkeypatch.setattr(dataset, "iter_items", counted)
+    items = list(dataset.iter_with_dependence(ITEMS))
+    plain = list(real(ITEMS))
+    assert len(reads) == (1 if len(plain) <= kept else 2)
+    assert [it.id for it in items] == [it.id for it in plain]
+    dependent = dependent_groups(plain)
+    assert [it.dependent for it in items] == [it.group in dependent for it in plain]
+    assert any(it.dependent for it in items) and not all(it.dependent for it in items)
+
+
 def test_bundled_items_cover_the_issue() -> None:
     items = list(iter_items(ITEMS))
     groups = {it.group for it in items}

@@ -7,41 +7,82 @@ import json
 import math
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from taiwa.errors import InputError
 from taiwa.io.atomic import atomic_open
 from taiwa.io.text import MAX_DEPTH, check_values, decoded_lines, json_type
 from taiwa.schema import MAX_TEXT_CHARS
 
+M = TypeVar("M", bound=BaseModel)
+
+
+JSONL_SUFFIXES = (".jsonl", ".json", ".ndjson")
+
+
+def _jsonl_lines(p: Path) -> Iterator[tuple[int, str]]:
+    """``(line number, text)`` of every non-blank line."""
+    for number, line in enumerate(decoded_lines(p), start=1):
+        if line.strip():
+            yield number, line
+
+
+def _plain(line: str) -> bool:
+    """Whether the line itself bounds every string and the nesting and escapes nothing (most
+    lines): then :func:`_parse_line`'s walk over the values has nothing to find."""
+    return (
+        "\\u" not in line
+        and len(line) <= MAX_TEXT_CHARS
+        and (line.count("{") + line.count("[") <= MAX_DEPTH)
+    )
+
+
+def _parse_line(p: Path, number: int, line: str) -> dict[str, Any]:
+    """One line as a JSON object, or the :class:`InputError` naming what is wrong with it."""
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            str(p),
+            number,
+            None,
+            "one JSON object per line",
+            f"{exc.msg.removesuffix(' at')} at column {exc.colno}",
+        ) from None
+    except RecursionError:
+        raise InputError(
+            str(p), number, None, f"JSON nested at most {MAX_DEPTH} deep", "deeper"
+        ) from None
+    if not isinstance(obj, dict):
+        raise InputError(str(p), number, None, "a JSON object", json_type(obj))
+    if not _plain(line):
+        check_values(p, number, obj, surrogates="\\u" in line)
+    return obj
+
 
 def _iter_jsonl(p: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    for number, line in enumerate(decoded_lines(p), start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(
-                str(p),
-                number,
-                None,
-                "one JSON object per line",
-                f"{exc.msg.removesuffix(' at')} at column {exc.colno}",
-            ) from None
-        except RecursionError:
-            raise InputError(
-                str(p), number, None, f"JSON nested at most {MAX_DEPTH} deep", "deeper"
-            ) from None
-        if not isinstance(obj, dict):
-            raise InputError(str(p), number, None, "a JSON object", json_type(obj))
-        escaped = "\\u" in line
-        # Skip the walk when the line itself bounds every string and the nesting (most lines).
-        if escaped or len(line) > MAX_TEXT_CHARS or line.count("{") + line.count("[") > MAX_DEPTH:
-            check_values(p, number, obj, surrogates=escaped)
-        yield number, obj
+    for number, line in _jsonl_lines(p):
+        yield number, _parse_line(p, number, line)
+
+
+def _iter_jsonl_validated(
+    p: Path, model: type[M], context: dict[str, Any]
+) -> Iterator[tuple[int, M | dict[str, Any]]]:
+    """Each line as ``model`` when it validates in one step (pydantic's own JSON parser: about
+    a third less time than ``json.loads`` then validation), otherwise as the checked raw
+    object, for the caller's validation to name what is wrong. Only plain lines take the one
+    step, so every check of :func:`_parse_line` still applies to the others; a line that fails
+    it is read again the usual way, so errors read as before."""
+    for number, line in _jsonl_lines(p):
+        if _plain(line):
+            try:
+                yield number, model.model_validate_json(line, context=context)
+                continue
+            except ValidationError:
+                pass
+        yield number, _parse_line(p, number, line)
 
 
 def _jsonable(record: BaseModel | Mapping[str, Any]) -> Any:

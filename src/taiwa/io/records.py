@@ -11,12 +11,13 @@ from pydantic import BaseModel, ValidationError
 
 from taiwa.errors import InputError
 from taiwa.errors import _short as shown
-from taiwa.io.jsonl import _iter_jsonl
+from taiwa.io.jsonl import JSONL_SUFFIXES, _iter_jsonl, _iter_jsonl_validated
 from taiwa.io.tabular import _iter_csv, _iter_parquet
 from taiwa.io.text import require_file
 from taiwa.schema import MAX_ID_CHARS
 
 T = TypeVar("T", bound=BaseModel)
+R = TypeVar("R")
 
 
 def iter_rows(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -32,7 +33,7 @@ def iter_rows(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
     p = Path(path)
     require_file(p)
     suffix = p.suffix.lower()
-    if suffix in (".jsonl", ".json", ".ndjson"):
+    if suffix in JSONL_SUFFIXES:
         rows = _iter_jsonl(p)
     elif suffix == ".csv":
         rows = _iter_csv(p)
@@ -40,6 +41,11 @@ def iter_rows(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
         rows = _iter_parquet(p)
     else:
         raise InputError(str(p), None, None, "a .jsonl, .csv or .parquet file", f"'{suffix}'")
+    return _some(p, rows)
+
+
+def _some(p: Path, rows: Iterator[tuple[int, R]]) -> Iterator[tuple[int, R]]:
+    """``rows``, or an :class:`InputError` for a file without any record."""
     empty = True
     for number, row in rows:
         empty = False
@@ -52,9 +58,20 @@ def iter_records(
     path: str | Path, model: type[T], *, context: Mapping[str, Any] | None = None
 ) -> Iterator[tuple[int, T]]:
     """Each record of ``path`` validated as ``model``, with its line (or row) number, one at
-    a time (see :func:`read_records`)."""
+    a time (see :func:`read_records`). JSONL lines are validated in one step where they can
+    be (:func:`~taiwa.io.jsonl._iter_jsonl_validated`); the errors are the same."""
     ctx = dict(context or {})
-    for number, raw in iter_rows(path):
+    p = Path(path)
+    rows: Iterator[tuple[int, T | dict[str, Any]]]
+    if p.suffix.lower() in JSONL_SUFFIXES:
+        require_file(p)
+        rows = _some(p, _iter_jsonl_validated(p, model, ctx))
+    else:
+        rows = iter_rows(p)
+    for number, raw in rows:
+        if isinstance(raw, model):
+            yield number, raw
+            continue
         try:
             yield number, model.model_validate(raw, context=ctx)
         except ValidationError as exc:

@@ -82,12 +82,30 @@ def iter_items(path: str | Path) -> Iterator[IntentItem]:
     return unique_ids(path, _same_core(path, iter_records(path, IntentItem)))
 
 
+KEPT_ITEMS = 10_000
+"""Items the dependence pass keeps (about 2 KB each) so that they are not read and validated
+again: a benchmark of this size costs one pass before the first request, not two."""
+
+
 def iter_with_dependence(path: str | Path) -> Iterator[IntentItem]:
     """The items of ``path``, each knowing whether its group is context-dependent in the
     whole file (a first pass reads every group's gold labels), so that a run on the first
-    items (``--limit``) splits them as the full benchmark does (seed 004 §3.1)."""
-    dependent = dependent_groups(iter_items(path))
-    for item in iter_items(path):
+    items (``--limit``) splits them as the full benchmark does (seed 004 §3.1). Up to
+    :data:`KEPT_ITEMS` items the first pass's items are the ones yielded; a larger file is
+    read again, so memory stays bounded."""
+    kept: list[IntentItem] | None = []
+
+    def keeping(items: Iterable[IntentItem]) -> Iterator[IntentItem]:
+        nonlocal kept
+        for it in items:
+            if kept is not None:
+                kept.append(it)
+                if len(kept) > KEPT_ITEMS:
+                    kept = None
+            yield it
+
+    dependent = dependent_groups(keeping(iter_items(path)))
+    for item in kept if kept is not None else iter_items(path):
         item._dependent = item.group in dependent
         yield item
 
