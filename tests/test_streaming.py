@@ -93,7 +93,7 @@ def test_spill_files_are_removed_and_a_killed_runs_are_cleaned(tmp_path: Path) -
     assert len(res.results.ok("score", "builtin:parrot")) == 8
 
 
-def test_sample_source_holds_one_chunk_and_rereads_larger_datasets() -> None:
+def test_sample_source_keeps_the_first_chunk_and_rereads_the_rest() -> None:
     loads = 0
 
     def load() -> Iterator[int]:
@@ -110,9 +110,15 @@ def test_sample_source_holds_one_chunk_and_rereads_larger_datasets() -> None:
     )
     loads = 0
     large = SampleSource(load, limit=7, chunk=3)
-    assert len(large) == 7 and loads == 1  # validated and counted once, nothing kept
-    assert list(large.chunks()) == [[0, 1, 2], [3, 4, 5], [6]] and loads == 2
+    assert len(large) == 7 and loads == 1  # validated and counted once, the first chunk kept
+    chunks = large.chunks()
+    assert next(chunks) == [0, 1, 2] and loads == 1  # the run starts without a second read
+    assert list(chunks) == [[3, 4, 5], [6]] and loads == 2
     assert list(large) == list(range(7)) and loads == 3
+    loads = 0
+    exact = SampleSource(load, chunk=10)
+    assert list(exact.chunks()) == [list(range(10))] and list(exact) == list(range(10))
+    assert loads == 1
 
 
 def _peak_rss_mb(args: list[str]) -> float:

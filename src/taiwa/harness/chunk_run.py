@@ -161,8 +161,11 @@ class _Followers:
     The work goes to one worker thread (started with the first row), off the event loop: a
     thread, not a process, because stages are closures over a method's loaded resources; one,
     because the followers are pure Python (the GIL lets one run at a time anyway) and the loop
-    gets the interpreter back at every switch interval. :meth:`drain` waits for them and raises
-    the first error a follower raised (a method's bug is raised, never lost)."""
+    gets the interpreter back at every switch interval. Rows that land while the thread is at
+    work queue up and are taken in one go: replies arrive in bunches (a round of requests),
+    and one wake-up per sample cost the loop a thread hand-off per reply (issue 29: the
+    arrival span). :meth:`drain` waits for them and raises the first error a follower raised
+    (a method's bug is raised, never lost; the other samples still go through)."""
 
     def __init__(
         self,
@@ -180,6 +183,9 @@ class _Followers:
         self.seconds = {f.name: 0.0 for f in followers}
         self._pool: ThreadPoolExecutor | None = None
         self._futures: list[Future[None]] = []
+        self._queue: list[tuple[Any, dict[str, Row]]] = []
+        self._busy = False
+        self._error: BaseException | None = None
         self._lock = threading.Lock()
 
     def lane(self, system: str) -> Callable[[Any, Row], None]:
@@ -188,11 +194,31 @@ class _Followers:
             up[self.name] = row
             if not self.followers:
                 return
+            with self._lock:
+                self._queue.append((sample, up))
+                if self._busy:
+                    return  # the worker takes it with the rows queued before it
+                self._busy = True
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(1, thread_name_prefix="taiwa-followers")
-            self._futures.append(self._pool.submit(self._follow, sample, up))
+            self._futures.append(self._pool.submit(self._follow_queued))
 
         return on_done
+
+    def _follow_queued(self) -> None:
+        """Run the followers on every queued sample, in arrival order, until none is left."""
+        while True:
+            with self._lock:
+                batch, self._queue = self._queue, []
+                if not batch:
+                    self._busy = False
+                    return
+            for sample, up in batch:
+                try:
+                    self._follow(sample, up)
+                except Exception as exc:  # raised by drain(); the other samples go on
+                    if self._error is None:
+                        self._error = exc
 
     def _follow(self, sample: Any, up: dict[str, Row]) -> None:
         for f in self.followers:
@@ -203,10 +229,12 @@ class _Followers:
             self.progress.advance(self.tasks[f.name], 1)
 
     async def drain(self) -> None:
-        """Wait until every submitted sample went through the followers (in submission
-        order: the first error raised is the first sample's that failed)."""
+        """Wait until every queued sample went through the followers, then raise the first
+        error a follower raised (the first sample's that failed, in arrival order)."""
         for fut in self._futures:
             await asyncio.wrap_future(fut)
+        if self._error is not None:
+            raise self._error
 
     def close(self) -> None:
         if self._pool is not None:
