@@ -48,7 +48,7 @@ from typing import Any, cast
 from taiwa.benchmarks import get_method
 from taiwa.harness.config import RunConfig
 from taiwa.harness.runner import run
-from whole_process import print_table, taiwa_command, whole_process
+from whole_process import print_table, server_stats, taiwa_command, whole_process
 
 _REPLY = json.dumps(
     {
@@ -155,8 +155,14 @@ def stub_process(latency: float, server: str = "minimal") -> Iterator[str]:
         proc.wait(10)
 
 
+SPANS: dict[str, list[float]] = {"timers only": [], "bare aiohttp client": []}
+"""Arrival spans (first to last request start, seconds) of the in-process floors, beside
+which the whole process's span is read: the bar of a span is what these reach."""
+
+
 async def raw_aiohttp(url: str, bodies: list[bytes], concurrency: int) -> float:
-    """The same request bodies with a bare aiohttp session: what the machine and server allow."""
+    """The same request bodies with a bare aiohttp session: what the machine and server allow.
+    Its arrival span, as the server saw it, goes to :data:`SPANS`."""
     import aiohttp
 
     sem = asyncio.Semaphore(concurrency)
@@ -169,22 +175,30 @@ async def raw_aiohttp(url: str, bodies: list[bytes], concurrency: int) -> float:
             return str(data["choices"][0]["message"]["content"])
 
         await asyncio.gather(*(one(b) for b in bodies[:20]))
+        server_stats(url)  # reset
         t0 = time.perf_counter()
         await asyncio.gather(*(one(b) for b in bodies))
-        return time.perf_counter() - t0
+        wall = time.perf_counter() - t0
+    got = server_stats(url)
+    if got["first"] is not None and got["last_in"] is not None:
+        SPANS["bare aiohttp client"].append(got["last_in"] - got["first"])
+    return wall
 
 
 async def sleeps_only(n: int, latency: float, concurrency: int) -> float:
     """No network at all: each request is ``asyncio.sleep(latency)``. What the event loop's
     timers allow on this machine (a VM's timers wake late by a millisecond or two)."""
     sem = asyncio.Semaphore(concurrency)
+    starts: list[float] = []
 
     async def one() -> None:
         async with sem:
+            starts.append(time.perf_counter())
             await asyncio.sleep(latency)
 
     t0 = time.perf_counter()
     await asyncio.gather(*(one() for _ in range(n)))
+    SPANS["timers only"].append(max(starts) - min(starts))
     return time.perf_counter() - t0
 
 
@@ -365,6 +379,10 @@ def main() -> None:
         print(f"taiwa / the faster other harness ({name.split(' ')[0]}): {ratio:.3f} (goal <= 0.8)")
     span_ideal = max(args.requests - args.concurrency, 1) * args.latency / args.concurrency
     print_table(wholes, ideal, span_ideal)
+    floors = ", ".join(
+        f"{k} {statistics.median(v) / span_ideal:.3f}" for k, v in SPANS.items() if v
+    )
+    print(f"arrival span / ideal in-process, for comparison: {floors}")
     name, _ = min(
         ((k, v) for k, v in wholes.items() if not k.startswith("taiwa")),
         key=lambda kv: statistics.median(r["wall"] for r in kv[1]),
