@@ -188,8 +188,8 @@ def answer_distribution(
     (options numbered from 1; ``None``: unparseable), and the tests of
     :func:`answer_distribution_flags`: ``top`` (the most chosen option, its count and gold's
     share of it, the one-sided exact binomial p that it is chosen no more often than gold) and
-    ``chi2`` (goodness of fit of the answers to gold's shares, add-½ smoothed; ``None`` below
-    :data:`MCQ_TEST_FLOOR` answers)."""
+    ``chi2`` (goodness of fit of the answers, over the options gold uses, to gold's shares;
+    ``None`` below :data:`MCQ_TEST_FLOOR` such answers or when gold uses one option)."""
     answers = [0] * k
     gold = [0] * k
     for c, g in zip(choices, golds, strict=True):
