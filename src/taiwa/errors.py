@@ -45,14 +45,16 @@ class InputError(TaiwaError):
     @classmethod
     def from_validation(cls, file: str, line: int | None, exc: Any) -> InputError:
         """The first error of a pydantic ``ValidationError``, located."""
+        from taiwa.schema import error_text  # pydantic is loaded: exc is its error
+
         err = exc.errors(include_url=False)[0]
         field = _loc(err["loc"])
         missing = err["type"] == "missing"
-        msg = str(err["msg"])
+        msg = error_text(err)
         if missing:
             expected = "this field to be present"
         elif err["type"] == "value_error":
-            expected = msg.removeprefix("Value error, ").removeprefix("expected ")
+            expected = msg.removeprefix("expected ")
         else:
             expected = msg[0].lower() + msg[1:]
         got = None if missing else _short(err.get("input"))

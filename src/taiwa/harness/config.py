@@ -12,6 +12,7 @@ from taiwa.errors import InputError, TaiwaError
 from taiwa.io import read_yaml, shown
 from taiwa.models.spec import ModelOptions
 from taiwa.models.types import GenerationParams
+from taiwa.schema import error_text
 
 MAX_COUNT = 2**63 - 1
 """The largest count or seed a run takes (what a machine integer holds): larger values, from
@@ -156,7 +157,7 @@ def resolve_config(
         err = exc.errors(include_url=False)[0]
         top = str(err["loc"][0]) if err["loc"] else ""
         if top in overrides and given.get(top, "").startswith("-"):
-            msg = str(err["msg"]).removeprefix("Value error, ")
+            msg = error_text(err)
             raise TaiwaError(
                 f"{given[top]}: {msg[0].lower() + msg[1:]} (got {shown(err.get('input'))})"
             ) from None

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ValidationError
 
 from taiwa.errors import TaiwaError
 from taiwa.io import parse_yaml, shown, shown_path
-from taiwa.schema import MAX_TEXT_CHARS
+from taiwa.schema import MAX_TEXT_CHARS, error_text
 
 
 def comma_list(value: Any) -> Any:
@@ -69,7 +69,7 @@ def parse_options(
     except ValidationError as exc:
         err = exc.errors(include_url=False)[0]
         key = ".".join(str(p) for p in err["loc"]) or "options"
-        msg = str(err["msg"]).removeprefix("Value error, ")
+        msg = error_text(err)
         got = shown(err.get("input"))
         where = given_as(str(err["loc"][0])) if err["loc"] else None
         label = f"option {shown(key)} of {method}" + (f" ({where})" if where else "")
