@@ -52,8 +52,11 @@ def ngram(
     shipped: dac.DAClassifier,
     sets: tuple[list[dac.Example], dict[str, list[dac.Example]], dict[str, str]],
 ) -> dac.DAClassifier:
-    """The char-n-gram baseline on the default's training data (one fit, shared)."""
-    return recipe.char_ngram_baseline(sets[0], list(shipped.acts))
+    """The char-n-gram baseline on the default's training data (one fit per session, shared
+    with the `taiwa validate tagger` runs through the session's cache directory)."""
+    from taiwa.models.cache import default_cache_dir
+
+    return recipe.char_ngram_baseline(sets[0], list(shipped.acts), default_cache_dir())
 
 
 def test_model_files_load_without_pickle(shipped: dac.DAClassifier) -> None:

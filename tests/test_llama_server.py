@@ -51,6 +51,7 @@ def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(model)]
     threads = str(default_threads())  # the worker's share of the cores under xdist
     cmd += ["--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096", "--n_threads", threads]
+    cmd += ["--n_threads_batch", threads]  # its default is every core, whatever --n_threads
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/v1"

@@ -161,6 +161,20 @@ def test_every_readme_command_is_run_or_listed() -> None:
 
 
 def _run_in_order(tmp: Path, commands: list[str]) -> None:
+    """``commands`` through the real CLI in one fresh directory, with a fresh response cache
+    (every reply computed as on a new machine). Only content-keyed files are the session's:
+    the joined, checked model files (``models/``, as conftest.py shares them; joining and
+    hashing the demo GGUF again tests nothing new: tests/test_llama_backend.py checks the join)
+    and the fitted char-n-gram baseline (``taggers/``: the session fits it once, in whichever
+    `taiwa validate tagger` comes first)."""
+    from taiwa.models.cache import default_cache_dir
+
+    (tmp / "cache").mkdir()
+    for shared in ("models", "taggers"):
+        (default_cache_dir() / shared).mkdir(exist_ok=True)
+        (tmp / "cache" / shared).symlink_to(
+            (default_cache_dir() / shared).resolve(), target_is_directory=True
+        )
     env = {
         **os.environ,
         "COLUMNS": "80",

@@ -88,12 +88,24 @@ def majority_baseline(
     return [top] * len(test)
 
 
-def char_ngram_baseline(train: Sequence[Example], acts: Sequence[str]) -> DAClassifier:
+def char_ngram_baseline(
+    train: Sequence[Example], acts: Sequence[str], cache_dir: Path | None = None
+) -> DAClassifier:
     """The char-n-gram-only logistic regression on ``train`` by the default's recipe, at the L2
-    strength the shipped model records for it (picked on validation when it records none)."""
+    strength the shipped model records for it (picked on validation when it records none).
+    With ``cache_dir``, fitted once and kept there (:mod:`.da_baseline_memo`)."""
+    from taiwa.annotators.da_baseline_memo import fit_key, memo_fit
+
     recorded = DAClassifier.load().meta.get("held_out_metrics", {}).get("char_ngram_l2")
-    model, _ = fit(train, acts, char_ngram_settings(), L2_GRID, recorded, BALANCE)
-    return model
+    settings = char_ngram_settings()
+    key = fit_key(
+        train,
+        acts,
+        {"settings": settings.to_json(), "grid": L2_GRID, "l2": recorded, "balance": BALANCE},
+    )
+    return memo_fit(
+        cache_dir, key, lambda: fit(train, acts, settings, L2_GRID, recorded, BALANCE)[0]
+    )
 
 
 def evaluate(

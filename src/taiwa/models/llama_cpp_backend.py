@@ -52,11 +52,16 @@ class LlamaCppModel(ConcurrentModel):
         self.concurrency = 1
         self.repeat_penalty = repeat_penalty
         self._lock = threading.Lock()
+        threads = n_threads or default_threads()
         try:
+            # the prompt (batch) threads too: llama-cpp-python's own default for them is every
+            # core, whatever n_threads says, so two jobs given one thread each still spun two
+            # threads each on every prompt (2.7x the CPU on 3 long prompts on a loaded machine)
             self.llm = Llama(
                 model_path=str(self.path),
                 n_ctx=n_ctx,
-                n_threads=n_threads or default_threads(),
+                n_threads=threads,
+                n_threads_batch=threads,
                 verbose=False,
                 seed=0,
             )

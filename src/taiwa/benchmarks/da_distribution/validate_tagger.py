@@ -76,6 +76,7 @@ def validate_tagger(spec: str, data: Sequence[Path], seed: int) -> dict[str, Any
     from taiwa.benchmarks.da_distribution.llm_tagging import llm_classifier
     from taiwa.benchmarks.da_distribution.tagging import ModelTagger, check_tagger, load_classifier
     from taiwa.errors import TaiwaError
+    from taiwa.models.cache import default_cache_dir
     from taiwa.taxonomies import load_taxonomy
 
     taxonomy = load_taxonomy("chitchat11")
@@ -89,7 +90,7 @@ def validate_tagger(spec: str, data: Sequence[Path], seed: int) -> dict[str, Any
     sets = gold_sets(data)
     train, _, _ = training_sets()
     acts = list(classifier.acts)
-    baseline = char_ngram_baseline(train, acts)
+    baseline = char_ngram_baseline(train, acts, default_cache_dir())  # fitted once, kept
     majority = Counter(e.act for e in train).most_common(1)[0][0]
     extra = {"repairs": classifier.repairs} if isinstance(checked, ModelTagger) else {}
     return {
