@@ -4,6 +4,7 @@ then ``taiwa validate tagger --tagger DIR`` and ``--tagger DIR`` in a run (issue
 from __future__ import annotations
 
 import json
+import shutil
 from dataclasses import replace
 from pathlib import Path
 
@@ -120,6 +121,17 @@ def test_without_contexts_or_switched_off_no_block(tmp_path: Path) -> None:
         tagger = load_own(out)
         assert tagger.context_tagger is None and tagger.featurizer.settings.prev_acts == 0
         assert tagger.tag_many(["明日ひま？", ""], ["ひまひま", "おはよう"])[1] in tagger.acts
+
+
+def test_a_missing_context_tagger_is_one_line(
+    trained: Path, data_files: tuple[Path, Path], tmp_path: Path
+) -> None:
+    broken = tmp_path / "broken"
+    shutil.copytree(trained, broken)
+    (broken / f"{MODEL_NAME}_context.npz").unlink()
+    proc = taiwa("validate", "tagger", "--tagger", str(broken), "--data", str(data_files[1]))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert f"{MODEL_NAME}_context.npz" in proc.stderr and "train it again" in proc.stderr
 
 
 def test_validate_and_run_with_the_trained_tagger(

@@ -135,7 +135,15 @@ def train_own(
 
 
 def load_own(path: Path) -> DAClassifier:
-    """The classifier in ``path`` (named ``classifier:DIR``)."""
-    classifier = DAClassifier.load(Path(path) / f"{MODEL_NAME}.npz")
+    """The classifier in ``path`` (named ``classifier:DIR``), with its context tagger when it
+    has one; a missing or unreadable file of it is one :class:`TaiwaError` naming the file."""
+    from zipfile import BadZipFile
+
+    try:
+        classifier = DAClassifier.load(Path(path) / f"{MODEL_NAME}.npz")
+    except (OSError, ValueError, KeyError, BadZipFile) as err:
+        raise TaiwaError(
+            f"{path}: an incomplete `taiwa da train` output ({err}); train it again"
+        ) from None
     classifier.name = f"classifier:{Path(path).name}"
     return classifier
