@@ -4,38 +4,50 @@ then ``taiwa validate tagger --tagger DIR`` and ``--tagger DIR`` in a run (issue
 from __future__ import annotations
 
 import json
+import shutil
+from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from cli import taiwa
+from taiwa.annotators.da_classifier import MODEL_NAME, Example
 from taiwa.annotators.da_classifier_own import FORMAT, is_own, load_own, train_own
 from taiwa.annotators.da_classifier_recipe import CHAT_TRAIN_PATH, bundled
 
 
+def _dialogues(first: int, last: int) -> list[Example]:
+    rows = bundled(CHAT_TRAIN_PATH)
+    names = sorted({e.group for e in rows})[first:last]
+    return [e for e in rows if e.group in set(names)]
+
+
+def _write(path: Path, rows: list[Example]) -> Path:
+    path.write_text(
+        "".join(
+            json.dumps(
+                {"id": e.id, "dialogue": e.group, "context": e.context, "reply": e.reply}
+                | {"act": e.act},
+                ensure_ascii=False,
+            )
+            + "\n"
+            for e in rows
+        ),
+        "utf-8",
+    )
+    return path
+
+
 @pytest.fixture(scope="module")
 def data_files(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """A user's labelled file (the first 60 chat-style dialogues) and a held-out one (the
-    next 12)."""
-    rows = bundled(CHAT_TRAIN_PATH)
-    dialogues = sorted({e.id.rsplit("-", 1)[0] for e in rows})
-    train = [e for e in rows if e.id.rsplit("-", 1)[0] in set(dialogues[:60])]
-    held = [e for e in rows if e.id.rsplit("-", 1)[0] in set(dialogues[60:72])]
+    """A user's labelled file (the first 60 chat-style dialogues, with their contexts and
+    dialogue ids) and a held-out one (the next 12)."""
     base = tmp_path_factory.mktemp("own")
-    paths = base / "mine.jsonl", base / "held.jsonl"
-    for path, part in zip(paths, (train, held), strict=True):
-        path.write_text(
-            "".join(
-                json.dumps(
-                    {"id": e.id, "context": e.context, "reply": e.reply, "act": e.act},
-                    ensure_ascii=False,
-                )
-                + "\n"
-                for e in part
-            ),
-            "utf-8",
-        )
-    return paths
+    return (
+        _write(base / "mine.jsonl", _dialogues(0, 60)),
+        _write(base / "held.jsonl", _dialogues(60, 72)),
+    )
 
 
 @pytest.fixture(scope="module")
@@ -44,6 +56,7 @@ def trained(tmp_path_factory: pytest.TempPathFactory, data_files: tuple[Path, Pa
     proc = taiwa("da", "train", "--data", str(data_files[0]), "--out", str(out))
     assert proc.returncode == 0, proc.stderr
     assert "← chosen" in proc.stdout and "temperature" in proc.stdout
+    assert "previous-act block: context tagger" in proc.stdout
     return out
 
 
@@ -57,6 +70,68 @@ def test_train_writes_a_loadable_tagger(trained: Path, data_files: tuple[Path, P
     assert tagger.name == "classifier:mine"
     assert tagger.temperature == meta["calibration"]["temperature"]
     assert tagger.tag_many(["明日ひま？"], ["ひまひま"])[0] in tagger.acts
+
+
+def test_contexts_give_the_previous_act_block(trained: Path) -> None:
+    """Rows with contexts: the context tagger is trained as the shipped default's is, written
+    beside the model, recorded in ``taiwa_da.json`` and used when ``--tagger DIR`` tags."""
+    meta = json.loads((trained / "taiwa_da.json").read_text("utf-8"))
+    block = meta["previous_act"]
+    assert block["used"] and block["folds"] == 4 and block["dialogues"] == 60
+    n = meta["training_data"]["n"]
+    assert 0 < block["n_with_context"] < n  # every dialogue's opening has none
+    assert meta["training"]["context_tagger"]["n_fit"] == n
+    assert (trained / f"{MODEL_NAME}_context.npz").is_file()
+    sidecar = json.loads((trained / f"{MODEL_NAME}.json").read_text("utf-8"))
+    assert sidecar["context_tagger"] == block["context_tagger"] == f"{MODEL_NAME}_context"
+    tagger = load_own(trained)
+    ctx = tagger.context_tagger
+    assert ctx is not None and not ctx.featurizer.settings.use_context
+    s = tagger.featurizer.settings
+    assert s.prev_acts == len(tagger.acts)
+    contexts, replies = ["明日ひま？", "", "おはよー"], ["ひまひま", "おはよう", "おはよ"]
+    x = tagger.features(contexts, replies).toarray()
+    guessed = ctx.previous_act_rows(contexts)
+    assert guessed[0].sum() == pytest.approx(1.0) and not guessed[1].any()
+    assert x[:, s.off_prev : s.off_prev + s.prev_acts] == pytest.approx(s.prev_scale * guessed)
+    # the block moves the scores: the same reply after a question and after nothing
+    assert np.abs(tagger.model.weights[s.off_prev : s.off_prev + s.prev_acts]).sum() > 0
+    p = tagger.proba(["明日ひま？", ""], ["ひまひま", "ひまひま"])
+    assert not np.allclose(p[0], p[1])
+
+
+def test_without_contexts_or_switched_off_no_block(tmp_path: Path) -> None:
+    """No row with a previous utterance, or ``--no-previous-act``: the model is the recipe
+    without the block, says why, and still tags."""
+    rows = _dialogues(0, 15)
+    bare = [replace(e, context="") for e in rows]
+    meta = train_own(bare, tmp_path / "bare", sha256="x", data_path="bare.jsonl")
+    assert meta["previous_act"] == {
+        "used": False,
+        "n_with_context": 0,
+        "reason": "no row has a previous utterance (context)",
+    }
+    data = _write(tmp_path / "mine.jsonl", rows)
+    off = tmp_path / "off"
+    proc = taiwa("da", "train", "--no-previous-act", "--data", str(data), "--out", str(off))
+    assert proc.returncode == 0, proc.stderr
+    assert "previous-act block: not trained (switched off" in proc.stdout
+    for out in (tmp_path / "bare", off):
+        assert not (out / f"{MODEL_NAME}_context.npz").exists()
+        tagger = load_own(out)
+        assert tagger.context_tagger is None and tagger.featurizer.settings.prev_acts == 0
+        assert tagger.tag_many(["明日ひま？", ""], ["ひまひま", "おはよう"])[1] in tagger.acts
+
+
+def test_a_missing_context_tagger_is_one_line(
+    trained: Path, data_files: tuple[Path, Path], tmp_path: Path
+) -> None:
+    broken = tmp_path / "broken"
+    shutil.copytree(trained, broken)
+    (broken / f"{MODEL_NAME}_context.npz").unlink()
+    proc = taiwa("validate", "tagger", "--tagger", str(broken), "--data", str(data_files[1]))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert f"{MODEL_NAME}_context.npz" in proc.stderr and "train it again" in proc.stderr
 
 
 def test_validate_and_run_with_the_trained_tagger(
@@ -91,6 +166,7 @@ def test_validate_and_run_with_the_trained_tagger(
     summary = json.loads((out / "summary.json").read_text("utf-8"))
     assert summary["systems"]["builtin:parrot"]["tagged"] == 4
     assert summary["across"]["tagger"]["kind"] == "classifier (taiwa da train)"
+    assert summary["across"]["tagger"]["previous_act"] is True
 
 
 def test_too_little_data_is_one_line(tmp_path: Path) -> None:
@@ -109,6 +185,7 @@ def test_char_ngram_flag_trains_the_fast_tagger(
     assert proc.returncode == 0, proc.stderr
     meta = json.loads((out / "taiwa_da.json").read_text("utf-8"))
     assert meta["training"]["features"] == "char-ngram"
+    assert not meta["previous_act"]["used"] and "--char-ngram" in meta["previous_act"]["reason"]
     tagger = load_own(out)
     s = tagger.featurizer.settings
     assert not (s.use_vectors or s.use_context or s.use_extras or s.word_bits or s.casual)

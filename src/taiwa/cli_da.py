@@ -131,12 +131,21 @@ def train_command(
             "the faster, less accurate tagger of `taiwa validate tagger`'s char-n-gram row."
         ),
     ] = False,
+    previous_act: Annotated[
+        bool,
+        typer.Option(
+            "--previous-act/--no-previous-act",
+            help="Without --base: also train the default's previous-act block (a context "
+            "tagger whose guess of the previous utterance's act is a feature) when rows have "
+            "a context; --no-previous-act leaves it out.",
+        ),
+    ] = True,
 ) -> None:
     """Train a chitchat11 dialogue-act tagger on labelled utterances (seed 002 §5.2): without
     --base, the default classifier's features and recipe (L2 strength and temperature picked on
-    a 4:1 validation split); with --base, a local transformers encoder fine-tuned (acts
-    upsampled, the epoch with the lowest validation cross-entropy kept). Nothing is downloaded.
-    Use the result with --tagger OUT."""
+    a 4:1 validation split; the previous-act block when rows have contexts); with --base, a
+    local transformers encoder fine-tuned (acts upsampled, the epoch with the lowest validation
+    cross-entropy kept). Nothing is downloaded. Use the result with --tagger OUT."""
     from taiwa.annotators.da_encoder_train import read_training_data
 
     examples, sha = read_training_data(data)
@@ -152,6 +161,7 @@ def train_command(
                 sha256=sha,
                 data_path=data_path,
                 char_ngram=char_ngram,
+                previous_act=previous_act,
             )
         _print_own(own)
         console.print(f"wrote {out}")
@@ -192,6 +202,16 @@ def _print_own(meta: dict[str, Any]) -> None:
         f"on all {info['n_fit']}; temperature {cal['temperature']:.3f} (expected calibration "
         f"error on validation {cal['ece_before']:.3f} → {cal['ece_after']:.3f})"
     )
+    block = meta["previous_act"]
+    if block["used"]:
+        console.print(
+            f"previous-act block: context tagger ({block['context_tagger']}, L2 {block['l2']:g}) "
+            f"fitted on all {info['n_fit']} replies alone; its guesses of the "
+            f"{block['n_with_context']} previous utterances cross-fitted in {block['folds']} "
+            f"folds by dialogue ({block['dialogues']} dialogues)"
+        )
+    else:
+        console.print(f"previous-act block: not trained ({block['reason']})")
     if meta["acts_without_examples"]:
         console.print(f"no examples of: {', '.join(meta['acts_without_examples'])}")
 

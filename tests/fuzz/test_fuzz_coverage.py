@@ -28,6 +28,7 @@ FLAGS = {
     "--install-completion",
     "--show-completion",
     "--char-ngram",
+    "--previous-act",
 }
 """Options that take no value: nothing to fuzz but their effect, which other tests check."""
 

@@ -70,12 +70,29 @@ temperature) and skips the two fits that lost there: on the shared 2-core machin
 
 def default_settings() -> FeatureSettings:
     """The shipped model's features: char n-grams of the casual core (reply and previous
-    utterance), ja-ginza mean vector, morpheme keys, overlap and shape flags; :func:`train`
-    adds the previous-act block (:func:`~taiwa.annotators.da_previous_act.fit_with_previous`;
-    ``taiwa da train`` does not)."""
+    utterance), ja-ginza mean vector, morpheme keys, overlap and shape flags; :func:`fit_default`
+    adds the previous-act block (:func:`~taiwa.annotators.da_previous_act.fit_with_previous`)."""
     from taiwa.annotators.da_classifier_features import FeatureSettings
 
     return FeatureSettings(casual=True, word_bits=14)
+
+
+def fit_default(
+    examples: Sequence[Example],
+    acts: Sequence[str],
+    l2_grid: Sequence[float],
+    previous_act: bool = True,
+) -> tuple[DAClassifier, dict[str, Any]]:
+    """The default recipe on ``examples``: :func:`default_settings`, acts not upsampled
+    (:data:`BALANCE`), the L2 strength picked from ``l2_grid`` and, with ``previous_act``, the
+    previous-act block (the context tagger at ``l2_grid[0]``, its guesses cross-fitted by
+    dialogue). Both the shipped model (:func:`train`) and ``taiwa da train``
+    (:func:`~taiwa.annotators.da_classifier_own.train_own`) are fitted here."""
+    if not previous_act:
+        return fit(examples, acts, default_settings(), l2_grid, None, BALANCE)
+    from taiwa.annotators.da_previous_act import fit_with_previous
+
+    return fit_with_previous(examples, acts, default_settings(), l2_grid, None, BALANCE)
 
 
 def majority_baseline(
@@ -174,13 +191,9 @@ def train(out_dir: Path | None = None) -> tuple[DAClassifier, dict[str, Any]]:
     acts = taxonomy_acts()
     from concurrent.futures import ProcessPoolExecutor
 
-    from taiwa.annotators.da_previous_act import fit_with_previous
-
     with ProcessPoolExecutor(2) as pool:  # the two fits are independent: one process each
         grid = SHIPPED_L2_GRID
-        default_job = pool.submit(
-            fit_with_previous, train_set, acts, default_settings(), grid, None, BALANCE
-        )
+        default_job = pool.submit(fit_default, train_set, acts, grid)
         ngram_job = pool.submit(fit, train_set, acts, char_ngram_settings(), grid, None, BALANCE)
         classifier, info = default_job.result()
         ngram, ngram_info = ngram_job.result()

@@ -317,6 +317,7 @@ def _tagger_provenance(spec: str) -> dict[str, Any]:
             "spec": spec,
             "kind": "classifier (taiwa da train)",
             "training_data": meta["training_data"],
+            "previous_act": bool(meta.get("previous_act", {}).get("used")),
         }
     return {
         "spec": spec,
