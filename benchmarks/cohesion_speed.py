@@ -34,6 +34,7 @@ import gc
 import json
 import os
 import random
+import resource
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -126,21 +127,32 @@ def end_to_end(dialogues: Sequence[Dialogue]) -> tuple[float, float, float, dict
     return t1 - t0, t2 - t1, clock.seconds, summary
 
 
-def whole_command(data: Path, out: Path) -> float:
-    """Seconds of ``taiwa run cohesion --data DATA`` (the runner, no progress bar), no token
-    cached; fails loudly if a dialogue failed."""
+def cpu_seconds() -> float:
+    """CPU seconds (user + system) of this process and of its children that have exited (the
+    tagging worker)."""
+    own, kids = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+    )
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def whole_command(data: Path, out: Path) -> tuple[float, float]:
+    """Wall and CPU seconds (with the tagging worker's) of ``taiwa run cohesion --data DATA``
+    (the runner, no progress bar), no token cached; fails loudly if a dialogue failed."""
     tokenizer._tokens.clear()
     tokenizer._results.clear()
+    c0 = cpu_seconds()
     t0 = time.perf_counter()
     result = run(
         RunConfig(method="cohesion", data=data, out=out),
         get_method("cohesion"),
         show_progress=False,
     )
-    seconds = time.perf_counter() - t0
+    seconds, cpu = time.perf_counter() - t0, cpu_seconds() - c0
     if result.failures:
         raise SystemExit(f"cohesion run failed on {result.failures} dialogue(s)")
-    return seconds
+    return seconds, cpu
 
 
 def main() -> None:
@@ -173,6 +185,8 @@ def main() -> None:
     ratios: list[float] = []
     summary: dict[str, Any] = {}
     commands: list[float] = []
+    command_cpu: list[float] = []
+    loads: list[float] = []  # the 1-minute load average after each whole command
     toks: list[float] = []  # the tokeniser's seconds of each round, beside its command's
     tmp = tempfile.TemporaryDirectory()
     data = Path(tmp.name) / "dialogues.jsonl"
@@ -188,7 +202,10 @@ def main() -> None:
         score_s, summary_s, gc_s, summary = end_to_end(dialogues)
         runs.append((score_s, summary_s, gc_s))
         ratios.append(tok_s / (score_s + summary_s))
-        commands.append(whole_command(data, Path(tmp.name) / f"run{k}"))
+        wall, cpu = whole_command(data, Path(tmp.name) / f"run{k}")
+        commands.append(wall)
+        command_cpu.append(cpu)
+        loads.append(os.getloadavg()[0])
     tmp.cleanup()
     score_s, summary_s, gc_s = min(runs, key=lambda r: r[0] + r[1])
     e2e = score_s + summary_s
@@ -212,13 +229,19 @@ def main() -> None:
         f"{', '.join(f'{r:.2f}' for r in ratios)}"
     )
     cmd = min(commands)
+    cpu_of_best = command_cpu[commands.index(cmd)]
     print(
         f"{'whole command (taiwa run cohesion)':34s} {cmd:8.2f} {n_utt / cmd:9,.0f} "
         f"{n_dlg / cmd:8,.0f}   (in-process: file read and validated, scored, summarised, "
         f"written): {best[TOKENISER] / cmd:.2f} of the tokeniser's rate (target >= 0.60: "
         f"{'met' if best[TOKENISER] / cmd >= 0.6 else 'NOT met'}); run by run "
-        f"{', '.join(f'{tok / c:.2f}' for tok, c in zip(toks, commands, strict=True))}; load "
-        f"average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+        f"{', '.join(f'{tok / c:.2f}' for tok, c in zip(toks, commands, strict=True))}"
+    )
+    print(
+        f"whole command, run by run: wall {', '.join(f'{c:.2f}' for c in commands)} s; CPU "
+        f"(with the tagging worker's) {', '.join(f'{c:.2f}' for c in command_cpu)} s (best run "
+        f"{cpu_of_best:.2f} s); load average after each {', '.join(f'{x:.1f}' for x in loads)} "
+        f"on {os.cpu_count()} cores"
     )
     agents = summary["n_agent_utterances"]
     shares = ", ".join(

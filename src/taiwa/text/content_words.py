@@ -117,20 +117,21 @@ def content_blocks(
     fn: Callable[[Token], T | None],
     *,
     analyzer: MorphAnalyzer | None = None,
-    worker_min_texts: int = WORKER_MIN_TEXTS,
+    worker_min_texts: int | None = None,
 ) -> Generator[list[list[T]], None, None]:
     """:func:`content_many` of each block of texts, in order. With the default analyzer (a
-    :class:`~taiwa.text.tokenizer.FugashiTokenizer`), at least ``worker_min_texts`` texts and
-    more than :data:`HEAD_BLOCKS` blocks, MeCab runs in a second process
-    (:class:`~taiwa.text.tagging_worker.TaggingWorker`) a block ahead of the caller, which
-    tags the first blocks itself while the worker starts; the results are the same (the
-    worker returns MeCab's lines, made into ``fn``'s results here). The worker is stopped when
-    the iterator ends or is closed."""
+    :class:`~taiwa.text.tokenizer.FugashiTokenizer`), at least ``worker_min_texts`` texts
+    (default :data:`WORKER_MIN_TEXTS`) and more than :data:`HEAD_BLOCKS` blocks, MeCab runs in
+    a second process (:class:`~taiwa.text.tagging_worker.TaggingWorker`) a block ahead of the
+    caller, which tags the first blocks itself while the worker starts; the results are the
+    same (the worker returns MeCab's lines, made into ``fn``'s results here, through the same
+    per-line caches). The worker is stopped when the iterator ends or is closed."""
     tok = analyzer or default_tokenizer()
     if (
         not isinstance(tok, FugashiTokenizer)
         or len(blocks) <= HEAD_BLOCKS
-        or sum(map(len, blocks)) < worker_min_texts
+        or sum(map(len, blocks))
+        < (WORKER_MIN_TEXTS if worker_min_texts is None else worker_min_texts)
     ):
         for block in blocks:
             yield content_many(block, fn, analyzer=tok)

@@ -27,7 +27,7 @@ from taiwa.metrics.cohesion import CONDITIONS, Link, check_conditions, cohesive_
 from taiwa.metrics.stats import N_RESAMPLES, bootstrap_ci, correlation, percentile_estimate
 from taiwa.resources.association import AssociationResource, Word
 from taiwa.schema import Dialogue
-from taiwa.text.content_words import WORKER_MIN_TEXTS, content_blocks, content_many, is_content
+from taiwa.text.content_words import content_blocks, content_many, is_content
 from taiwa.text.tokenizer import MorphAnalyzer, Token, default_tokenizer
 
 MAX_PAIRS = 5
@@ -121,10 +121,11 @@ def iter_scored(
     strict: bool = False,
     conditions: Collection[str] = CONDITIONS,
     analyzer: MorphAnalyzer | None = None,
-    worker_min_texts: int = WORKER_MIN_TEXTS,
+    worker_min_texts: int | None = None,
 ) -> Iterator[dict[str, Any]]:
     """:func:`score_dialogue` of each dialogue, in order, a block of :data:`BLOCK` at a time
     (the block's texts analysed together, then scored). From ``worker_min_texts`` utterances
+    (default :data:`taiwa.text.content_words.WORKER_MIN_TEXTS`)
     the default analyzer tags the next block in a second process while this one scores
     (:func:`taiwa.text.content_words.content_blocks`; the same rows)."""
     check_conditions(conditions)
