@@ -25,6 +25,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Iterable, Iterator
+from pathlib import Path
 from typing import IO, Any, cast
 
 from taiwa.errors import TaiwaError
@@ -65,12 +66,20 @@ class TaggingWorker:
     on Ctrl-C) stops the worker."""
 
     def __init__(self, pos1: frozenset[str], normalize: bool = True) -> None:
-        self._proc = subprocess.Popen(
-            [sys.executable, "-m", __name__],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
+        # the worker imports this very taiwa, wherever it was imported from
+        here = str(Path(__file__).resolve().parents[2])
+        path = os.environ.get("PYTHONPATH")
+        env = {**os.environ, "PYTHONPATH": here + (os.pathsep + path if path else "")}
+        try:
+            self._proc = subprocess.Popen(
+                [sys.executable, "-m", __name__],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=env,
+            )
+        except OSError as e:
+            raise TaggingWorkerError(f"tagging worker could not start: {e}") from e
         self._feeder: threading.Thread | None = None
         self._finished = False  # every block's reply read: the worker exits on its own
         self._header = (sorted(pos1), normalize)
