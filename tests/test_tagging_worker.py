@@ -157,3 +157,12 @@ def test_the_worker_ignores_ctrl_c_and_exits_after_its_last_block() -> None:
         assert next(blocks) == found_lines(["犬も好き"], CONTENT_POS)
         assert list(blocks) == []
     assert worker._proc.returncode == 0
+
+
+def test_blocks_go_out_before_the_first_reply_is_asked_for() -> None:
+    with TaggingWorker(CONTENT_POS) as worker:
+        replies = worker.tag([["猫が好き"]])
+        assert worker._feeder is not None  # fed while the caller tags its own first blocks
+        worker._feeder.join(timeout=60)
+        assert not worker._feeder.is_alive()  # every block sent, nothing read yet
+        assert list(replies) == [found_lines(["猫が好き"], CONTENT_POS)]

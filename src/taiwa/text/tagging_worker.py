@@ -91,15 +91,20 @@ class TaggingWorker:
         self.close()
 
     def tag(self, blocks: Iterable[list[str]]) -> Iterator[list[list[str]]]:
-        """Per block, the found lines of each of its texts, in order (the blocks are sent from
-        a thread, so the worker tags block k + 1 while the caller uses block k)."""
+        """Per block, the found lines of each of its texts, in order. The blocks start going
+        out at once, from a thread (the worker tags while the caller does other work, then
+        block k + 1 while the caller uses block k); the replies are read as they are asked
+        for."""
         if self._feeder is not None:
             raise RuntimeError("a TaggingWorker tags one stream of blocks")
         blocks = list(blocks)
         self._feeder = threading.Thread(target=self._feed, args=(blocks,), daemon=True)
         self._feeder.start()
+        return self._replies(len(blocks))
+
+    def _replies(self, n: int) -> Iterator[list[list[str]]]:
         out = cast(IO[bytes], self._proc.stdout)
-        for _ in blocks:
+        for _ in range(n):
             reply = _receive(out)
             if reply is None:
                 raise self._failure("exited before it had tagged every text")
