@@ -119,7 +119,7 @@ def content_blocks(
     analyzer: MorphAnalyzer | None = None,
     worker_min_texts: int | None = None,
 ) -> Generator[list[list[T]], None, None]:
-    """:func:`content_many` of each block of texts, in order. With the default analyzer (a
+    """:func:`content_many` of each block of texts, in order. With the default analyzer (a plain
     :class:`~taiwa.text.tokenizer.FugashiTokenizer`), at least ``worker_min_texts`` texts
     (default :data:`WORKER_MIN_TEXTS`) and more than :data:`HEAD_BLOCKS` blocks, MeCab runs in
     a second process (:class:`~taiwa.text.tagging_worker.TaggingWorker`) a block ahead of the
@@ -128,7 +128,7 @@ def content_blocks(
     per-line caches). The worker is stopped when the iterator ends or is closed."""
     tok = analyzer or default_tokenizer()
     if (
-        not isinstance(tok, FugashiTokenizer)
+        type(tok) is not FugashiTokenizer  # a subclass may tag its own way
         or len(blocks) <= HEAD_BLOCKS
         or sum(map(len, blocks))
         < (WORKER_MIN_TEXTS if worker_min_texts is None else worker_min_texts)

@@ -125,8 +125,8 @@ def iter_scored(
 ) -> Iterator[dict[str, Any]]:
     """:func:`score_dialogue` of each dialogue, in order, a block of :data:`BLOCK` at a time
     (the block's texts analysed together, then scored). From ``worker_min_texts`` utterances
-    (default :data:`taiwa.text.content_words.WORKER_MIN_TEXTS`)
-    the default analyzer tags the next block in a second process while this one scores
+    (default :data:`taiwa.text.content_words.WORKER_MIN_TEXTS`) the default analyzer tags the
+    next block in a second process while this one scores
     (:func:`taiwa.text.content_words.content_blocks`; the same rows)."""
     check_conditions(conditions)
     blocks = [dialogues[start : start + BLOCK] for start in range(0, len(dialogues), BLOCK)]
