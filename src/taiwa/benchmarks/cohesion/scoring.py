@@ -16,6 +16,7 @@ resamples are those :func:`taiwa.metrics.stats.bootstrap_ci` and
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Iterator, Sequence
+from contextlib import closing
 from typing import Any
 
 import numpy as np
@@ -26,7 +27,7 @@ from taiwa.metrics.cohesion import CONDITIONS, Link, check_conditions, cohesive_
 from taiwa.metrics.stats import N_RESAMPLES, bootstrap_ci, correlation, percentile_estimate
 from taiwa.resources.association import AssociationResource, Word
 from taiwa.schema import Dialogue
-from taiwa.text.content_words import content_many, is_content
+from taiwa.text.content_words import content_blocks, content_many, is_content
 from taiwa.text.tokenizer import MorphAnalyzer, Token, default_tokenizer
 
 MAX_PAIRS = 5
@@ -120,19 +121,26 @@ def iter_scored(
     strict: bool = False,
     conditions: Collection[str] = CONDITIONS,
     analyzer: MorphAnalyzer | None = None,
+    worker_min_texts: int | None = None,
 ) -> Iterator[dict[str, Any]]:
     """:func:`score_dialogue` of each dialogue, in order, a block of :data:`BLOCK` at a time
-    (the block's texts analysed together, then scored)."""
+    (the block's texts analysed together, then scored). From ``worker_min_texts`` utterances
+    (default :data:`taiwa.text.content_words.WORKER_MIN_TEXTS`) the default analyzer tags the
+    next block in a second process while this one scores
+    (:func:`taiwa.text.content_words.content_blocks`; the same rows)."""
     check_conditions(conditions)
-    tok = analyzer or default_tokenizer()
-    for start in range(0, len(dialogues), BLOCK):
-        block = dialogues[start : start + BLOCK]
-        words = dialogue_words([u.text for dlg in block for u in dlg.utterances], tok)
-        at = 0
-        for dlg in block:
-            upto = at + len(dlg.utterances)
-            yield _scored(dlg, words[at:upto], resource, d, strict, conditions)
-            at = upto
+    blocks = [dialogues[start : start + BLOCK] for start in range(0, len(dialogues), BLOCK)]
+    texts = [[u.text for dlg in block for u in dlg.utterances] for block in blocks]
+    tagged = content_blocks(
+        texts, _content_word, analyzer=analyzer, worker_min_texts=worker_min_texts
+    )
+    with closing(tagged):  # stops the worker when the caller stops early
+        for block, words in zip(blocks, tagged, strict=True):
+            at = 0
+            for dlg in block:
+                upto = at + len(dlg.utterances)
+                yield _scored(dlg, words[at:upto], resource, d, strict, conditions)
+                at = upto
 
 
 def score_dialogues(
