@@ -30,8 +30,9 @@ Leaves ``word_totals(w, h)``, ``pair_totals(w1, w2, g)`` (pairs with ``g`` below
 from __future__ import annotations
 
 import re
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from taiwa.resources.cooccurrence.config import MinerConfig
@@ -53,13 +54,17 @@ def memory_bytes(limit: str) -> int:
 
 
 class Vocabulary:
-    """Integer ids of words in first-seen order; the words of ``drop`` (stop words) and the
-    empty string get ``-1``."""
+    """Integer ids of words in first-seen order (blocks encoded by several threads: the order
+    the threads reach them in); the words of ``drop`` (stop words) and the empty string get
+    ``-1``."""
 
     def __init__(self, drop: frozenset[str]) -> None:
+        import threading
+
         self.drop = drop | {""}
         self.ids: dict[str, int] = {}
         self.words: list[str] = []
+        self.lock = threading.Lock()
 
     def encode(self, tokens: Any) -> Any:
         """The id of each of ``tokens`` (an Arrow string array), as an int64 array."""
@@ -70,15 +75,16 @@ class Vocabulary:
         distinct = encoded.dictionary.to_pylist()
         ids, words, drop = self.ids, self.words, self.drop
         mapping = np.empty(len(distinct), dtype=np.int64)
-        for i, word in enumerate(distinct):  # once per distinct word of the block
-            got = ids.get(word)
-            if got is None:
-                if word in drop:
-                    got = -1
-                else:
-                    got = ids[word] = len(words)
-                    words.append(word)
-            mapping[i] = got
+        with self.lock:
+            for i, word in enumerate(distinct):  # once per distinct word of the block
+                got = ids.get(word)
+                if got is None:
+                    if word in drop:
+                        got = -1
+                    else:
+                        got = ids[word] = len(words)
+                        words.append(word)
+                mapping[i] = got
         return mapping[encoded.indices.to_numpy(zero_copy_only=False)]
 
     def code_point_ranks(self) -> Any:
@@ -127,8 +133,22 @@ def block_counts(indices: Any, indptr: Any, n_words: int) -> tuple[Any, Any]:
     x.sum_duplicates()  # a word twice in a unit counts once
     x.data.fill(1)
     h = np.bincount(x.indices, minlength=n_words)
-    g = sp.triu(x.T.tocsr() @ x, k=1, format="csr")  # int32: a block has < 2³¹ units
-    return h, g.astype(np.int64)
+    return h, upper_triangle(x.T.tocsr() @ x)  # int32: a block has < 2³¹ units
+
+
+def upper_triangle(m: Any) -> Any:
+    """The entries of the square CSR matrix ``m`` above its diagonal, as an int64 CSR matrix
+    (column indices in ``m``'s order, unsorted like a product's): one mask over the entries,
+    a third of the cost of ``scipy.sparse.triu``, which goes through COO and sorts."""
+    import numpy as np
+    import scipy.sparse as sp
+
+    rows = np.repeat(np.arange(m.shape[0], dtype=m.indices.dtype), np.diff(m.indptr))
+    keep = m.indices > rows
+    kept = np.concatenate(([0], np.cumsum(keep, dtype=np.int64)))
+    return sp.csr_matrix(
+        (m.data[keep].astype(np.int64), m.indices[keep], kept[m.indptr]), shape=m.shape
+    )
 
 
 class PairSums:
@@ -155,7 +175,9 @@ class PairSums:
     def _merge_top(self) -> None:
         top = self.stack.pop()
         below = self.stack.pop()
-        below.resize(top.shape)  # the vocabulary only grows
+        shape = max(below.shape, top.shape)  # blocks counted later may know more words
+        below.resize(shape)
+        top.resize(shape)
         self.stack.append(below + top)
 
     @property
@@ -222,30 +244,65 @@ class PairSums:
         return pairs
 
 
+def counting_threads(config: MinerConfig) -> int:
+    """Threads that multiply blocks: DuckDB's ``threads`` when set, else one per core."""
+    import os
+
+    if config.duckdb.threads is not None:
+        return config.duckdb.threads
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def count_block(vocab: Vocabulary, lines: Any, separator: str, window: int | None) -> Any:
+    """One block of lines (words joined by ``separator``) counted: its ``(lines, tokens,
+    units)``, ``h`` and ``g`` (:func:`block_counts`)."""
+    import pyarrow.compute as pc
+
+    split = pc.split_pattern(lines, separator)
+    ids = vocab.encode(split.flatten())
+    indices, indptr = unit_rows(ids, split.offsets.to_numpy(), window)
+    h, g = block_counts(indices, indptr, len(vocab.words))  # ≥ every id of the block
+    return (len(lines), int((ids >= 0).sum()), len(indptr) - 1), h, g
+
+
 def count_incidence(
     con: Any, blocks: Iterator[tuple[str, Any]], config: MinerConfig, separator: str
 ) -> Counter[str]:
     """Fill ``word_totals``, ``pair_totals`` and ``word_names`` from blocks of lines (words
     joined by ``separator``); returns the stats (``lines``, ``tokens``, ``units``,
-    ``pairs``)."""
+    ``pairs``).
+
+    This thread reads the blocks and adds up their counts; :func:`counting_threads` threads
+    count the blocks meanwhile (:func:`count_block`: Arrow, NumPy and SciPy's sparse kernels
+    release the GIL, so the threads share the cores with no process to start and no data to
+    copy; only the vocabulary's loop over a block's distinct words takes turns, under its
+    lock). Which thread reaches a word first decides its id, but the ids are renumbered in
+    code-point order and the sums are of integers, so the tables are those of one thread."""
     import numpy as np
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     vocab = Vocabulary(config.stopword_set())
     sums = PairSums(con, memory_bytes(config.duckdb.memory_limit) // 4)
     h = np.zeros(0, dtype=np.int64)
     stats: Counter[str] = Counter()
-    for _, lines in blocks:
-        split = pc.split_pattern(lines, separator)
-        ids = vocab.encode(split.flatten())
-        indices, indptr = unit_rows(ids, split.offsets.to_numpy(), config.window)
-        stats["lines"] += len(lines)
-        stats["tokens"] += int((ids >= 0).sum())
-        stats["units"] += len(indptr) - 1
-        block_h, g = block_counts(indices, indptr, len(vocab.words))
-        h = np.concatenate((h, np.zeros(len(block_h) - len(h), dtype=np.int64))) + block_h
+
+    def add(counted: tuple[tuple[int, int, int], Any, Any]) -> None:
+        nonlocal h
+        (lines, tokens, units), block_h, g = counted
+        stats.update(lines=lines, tokens=tokens, units=units)
+        size = max(len(h), len(block_h))
+        h = np.pad(h, (0, size - len(h))) + np.pad(block_h, (0, size - len(block_h)))
         sums.add(g)
+
+    threads = counting_threads(config)
+    with ThreadPoolExecutor(threads, thread_name_prefix="taiwa-count") as pool:
+        pending: deque[Future[Any]] = deque()
+        for _, lines in blocks:
+            pending.append(pool.submit(count_block, vocab, lines, separator, config.window))
+            while len(pending) > threads:  # bounded: at most one block waits per thread
+                add(pending.popleft().result())
+        while pending:
+            add(pending.popleft().result())
     rank = vocab.code_point_ranks()
     stats["pairs"] = sums.finish(rank, config.min_pair_count)
     names = pa.table({"id": rank, "w": pa.array(vocab.words, pa.string())})
