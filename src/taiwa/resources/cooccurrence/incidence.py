@@ -5,6 +5,7 @@ Python moves bytes and NumPy/SciPy count; no Python loop runs per line, per unit
 Each block of lines (:func:`~taiwa.resources.cooccurrence.duckdb_text.line_blocks`) is split
 into words by Arrow and dictionary-encoded; the block's distinct words get integer ids (a
 vocabulary in first-seen order, grown block by block; stop words and empty strings get none).
+Blocks are counted on one thread per core (:func:`count_incidence`).
 The units of the block (sentences, or windows of ``k`` consecutive content words: a line with
 at most ``k`` is one unit, with the semantics of
 :class:`~taiwa.resources.cooccurrence.counts.LineCounter`) become the rows of a binary
