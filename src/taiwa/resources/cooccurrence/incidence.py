@@ -108,7 +108,7 @@ def unit_rows(ids: Any, offsets: Any, window: int | None) -> tuple[Any, Any]:
     import numpy as np
 
     keep = ids >= 0
-    kept = np.concatenate(([0], np.cumsum(keep, dtype=np.int64)))
+    kept = np.concatenate(([0], np.cumsum(keep, dtype=np.int32)))  # a block's nnz < 2³¹
     starts = kept[offsets]  # line boundaries among the kept words
     words = ids[keep]
     if window is None:
@@ -145,9 +145,9 @@ def gram(x: Any) -> Any:
     """``Xᵀ X`` of a binary int32 CSR matrix ``X`` (int32 counts: a block has < 2³¹ units).
 
     SciPy's product makes a first pass over every product only to size its output; here the
-    output is sized by a bound NumPy computes in one pass over ``X`` (row ``v`` has at most
-    ``Σ |u|`` over the units ``u`` holding ``v``, and at most one entry per word), and SciPy's
-    kernel is called directly: a third less time. A bound above
+    output is sized by a bound, ``Xᵀ`` times the unit lengths (row ``v`` has at most ``Σ |u|``
+    entries over the units ``u`` holding ``v``, and at most one per word), and SciPy's kernel
+    is called directly: a third less time. A bound above
     :data:`DIRECT_PRODUCT_ENTRIES` (allocated, though only the entries written are touched)
     goes through the public product instead."""
     import numpy as np
@@ -158,8 +158,7 @@ def gram(x: Any) -> Any:
         csr_matmat = None
     xt = x.T.tocsr()
     n = x.shape[1]
-    lengths = np.diff(x.indptr)
-    per_word = np.bincount(x.indices, weights=np.repeat(lengths, lengths), minlength=n)
+    per_word = xt @ np.diff(x.indptr).astype(np.int64)  # Σ |u| over the units holding v
     bound = int(np.minimum(per_word, n).sum())
     if csr_matmat is None or bound > DIRECT_PRODUCT_ENTRIES:
         return xt @ x
@@ -188,7 +187,7 @@ def upper_triangle(m: Any) -> Any:
 
     rows = np.repeat(np.arange(m.shape[0], dtype=m.indices.dtype), np.diff(m.indptr))
     keep = m.indices > rows
-    kept = np.concatenate(([0], np.cumsum(keep, dtype=np.int64)))
+    kept = np.concatenate(([0], np.cumsum(keep, dtype=np.int32)))  # a block's nnz < 2³¹
     return sp.csr_matrix(
         (m.data[keep].astype(np.int64), m.indices[keep], kept[m.indptr]), shape=m.shape
     )
