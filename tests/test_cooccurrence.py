@@ -227,6 +227,44 @@ def test_out_of_core_under_a_small_memory_limit(tmp_path: Path) -> None:
     assert not (tmp_path / "x.parquet").exists()
 
 
+def test_counting_threads_give_the_table_of_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Blocks counted by several threads (words first seen in any order, sums partly handed to
+    DuckDB) and SciPy's public product give the counts and table of one thread."""
+    import taiwa.resources.cooccurrence.duckdb_text as native
+    import taiwa.resources.cooccurrence.incidence as incidence
+
+    monkeypatch.setattr(native, "BLOCK_BYTES", 2048)  # about 100 blocks
+    rng = random.Random(5)
+    vocab = [f"語{i}" for i in range(3000)]
+    src = tmp_path / "c.tokens"
+    lines = (" ".join(rng.sample(vocab, rng.randint(1, 9))) for _ in range(30_000))
+    src.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    flushed = []
+    flush = incidence.PairSums._flush
+    monkeypatch.setattr(incidence.PairSums, "_flush", lambda self: flushed.append(1) or flush(self))
+
+    def mine(name: str, threads: int, memory: str) -> Any:
+        duck = DuckDBSettings(threads=threads, memory_limit=memory, temp_directory=tmp_path)
+        config = MinerConfig(input_kind="tokens", duckdb=duck, **ALL_PAIRS)
+        return mine_cooccurrence(src, tmp_path / name, config).counts
+
+    one = mine("one.parquet", 1, "1GB")
+    assert not flushed and one.pairs > 100_000
+    monkeypatch.setattr(incidence, "ENTRY_BYTES", 1000)  # the budget holds 64,000 pairs
+    many = mine("many.parquet", 3, "256MB")
+    assert len(flushed) > 1  # the sums went beyond a quarter of memory_limit
+    monkeypatch.setattr(incidence, "ENTRY_BYTES", 16)
+    monkeypatch.setattr(incidence, "DIRECT_PRODUCT_ENTRIES", 0)
+    public = mine("public.parquet", 2, "1GB")
+    assert one == many == public
+    table = pq.read_table(tmp_path / "one.parquet")
+    assert table.num_rows == one.pairs_out > 100_000
+    assert table.equals(pq.read_table(tmp_path / "many.parquet"))  # the same values, bit for bit
+    assert table.equals(pq.read_table(tmp_path / "public.parquet"))
+
+
 def test_frequent_words_excluded(corpus_file: Path, tmp_path: Path) -> None:
     out = tmp_path / "top.parquet"
     report = mine_cooccurrence(corpus_file, out, MinerConfig(exclude_top_k=1, **ALL_PAIRS))

@@ -40,7 +40,8 @@ class DuckDBSettings(BaseModel):
     """Where spilled data go (default: a fresh directory beside ``out``,
     removed afterwards)."""
     threads: int | None = Field(None, ge=1)
-    """DuckDB worker threads (default: DuckDB's choice, one per core)."""
+    """DuckDB worker threads, and the threads that count blocks of ``text``/``tokens`` lines
+    (default: one per core)."""
     workers: int = Field(1, ge=1)
     """Python processes that tokenise ``text`` input (fugashi is its slow part)."""
 

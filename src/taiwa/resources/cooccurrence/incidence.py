@@ -5,6 +5,7 @@ Python moves bytes and NumPy/SciPy count; no Python loop runs per line, per unit
 Each block of lines (:func:`~taiwa.resources.cooccurrence.duckdb_text.line_blocks`) is split
 into words by Arrow and dictionary-encoded; the block's distinct words get integer ids (a
 vocabulary in first-seen order, grown block by block; stop words and empty strings get none).
+Blocks are counted on one thread per core (:func:`count_incidence`).
 The units of the block (sentences, or windows of ``k`` consecutive content words: a line with
 at most ``k`` is one unit, with the semantics of
 :class:`~taiwa.resources.cooccurrence.counts.LineCounter`) become the rows of a binary
@@ -30,14 +31,19 @@ Leaves ``word_totals(w, h)``, ``pair_totals(w1, w2, g)`` (pairs with ``g`` below
 from __future__ import annotations
 
 import re
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from taiwa.resources.cooccurrence.config import MinerConfig
 
 _UNITS = {"B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12}
 _UNITS |= {"KiB": 2**10, "MiB": 2**20, "GiB": 2**30, "TiB": 2**40}
+
+DIRECT_PRODUCT_ENTRIES = 1 << 24
+"""Largest bound on a block's ``Xᵀ X`` entries for which :func:`gram` sizes the output itself
+(two int32 arrays of this length: 128 MB of address space, touched only where written)."""
 
 ENTRY_BYTES = 16
 """Memory of one pair held in the in-memory sum (CSR index and count, and the product's
@@ -53,13 +59,17 @@ def memory_bytes(limit: str) -> int:
 
 
 class Vocabulary:
-    """Integer ids of words in first-seen order; the words of ``drop`` (stop words) and the
-    empty string get ``-1``."""
+    """Integer ids of words in first-seen order (blocks encoded by several threads: the order
+    the threads reach them in); the words of ``drop`` (stop words) and the empty string get
+    ``-1``."""
 
     def __init__(self, drop: frozenset[str]) -> None:
+        import threading
+
         self.drop = drop | {""}
         self.ids: dict[str, int] = {}
         self.words: list[str] = []
+        self.lock = threading.Lock()
 
     def encode(self, tokens: Any) -> Any:
         """The id of each of ``tokens`` (an Arrow string array), as an int64 array."""
@@ -70,15 +80,16 @@ class Vocabulary:
         distinct = encoded.dictionary.to_pylist()
         ids, words, drop = self.ids, self.words, self.drop
         mapping = np.empty(len(distinct), dtype=np.int64)
-        for i, word in enumerate(distinct):  # once per distinct word of the block
-            got = ids.get(word)
-            if got is None:
-                if word in drop:
-                    got = -1
-                else:
-                    got = ids[word] = len(words)
-                    words.append(word)
-            mapping[i] = got
+        with self.lock:
+            for i, word in enumerate(distinct):  # once per distinct word of the block
+                got = ids.get(word)
+                if got is None:
+                    if word in drop:
+                        got = -1
+                    else:
+                        got = ids[word] = len(words)
+                        words.append(word)
+                mapping[i] = got
         return mapping[encoded.indices.to_numpy(zero_copy_only=False)]
 
     def code_point_ranks(self) -> Any:
@@ -97,7 +108,7 @@ def unit_rows(ids: Any, offsets: Any, window: int | None) -> tuple[Any, Any]:
     import numpy as np
 
     keep = ids >= 0
-    kept = np.concatenate(([0], np.cumsum(keep, dtype=np.int64)))
+    kept = np.concatenate(([0], np.cumsum(keep, dtype=np.int32)))  # a block's nnz < 2³¹
     starts = kept[offsets]  # line boundaries among the kept words
     words = ids[keep]
     if window is None:
@@ -127,8 +138,59 @@ def block_counts(indices: Any, indptr: Any, n_words: int) -> tuple[Any, Any]:
     x.sum_duplicates()  # a word twice in a unit counts once
     x.data.fill(1)
     h = np.bincount(x.indices, minlength=n_words)
-    g = sp.triu(x.T.tocsr() @ x, k=1, format="csr")  # int32: a block has < 2³¹ units
-    return h, g.astype(np.int64)
+    return h, upper_triangle(gram(x))
+
+
+def gram(x: Any) -> Any:
+    """``Xᵀ X`` of a binary int32 CSR matrix ``X`` (int32 counts: a block has < 2³¹ units).
+
+    SciPy's product makes a first pass over every product only to size its output; here the
+    output is sized by a bound, ``Xᵀ`` times the unit lengths (row ``v`` has at most ``Σ |u|``
+    entries over the units ``u`` holding ``v``, and at most one per word), and SciPy's kernel
+    is called directly: a third less time. A bound above
+    :data:`DIRECT_PRODUCT_ENTRIES` (allocated, though only the entries written are touched)
+    goes through the public product instead."""
+    import numpy as np
+
+    try:
+        from scipy.sparse._sparsetools import csr_matmat
+    except ImportError:  # pragma: no cover - SciPy moved its kernels
+        csr_matmat = None
+    xt = x.T.tocsr()
+    n = x.shape[1]
+    per_word = xt @ np.diff(x.indptr).astype(np.int64)  # Σ |u| over the units holding v
+    bound = int(np.minimum(per_word, n).sum())
+    if csr_matmat is None or bound > DIRECT_PRODUCT_ENTRIES:
+        return xt @ x
+    import scipy.sparse as sp
+
+    def i32(a: Any) -> Any:
+        return np.asarray(a, dtype=np.int32)
+
+    indptr = np.empty(n + 1, dtype=np.int32)
+    indices = np.empty(bound, dtype=np.int32)
+    data = np.empty(bound, dtype=np.int32)
+    csr_matmat(
+        n, n, i32(xt.indptr), i32(xt.indices), i32(xt.data),
+        i32(x.indptr), i32(x.indices), i32(x.data), indptr, indices, data,
+    )  # fmt: skip
+    end = int(indptr[-1])
+    return sp.csr_matrix((data[:end], indices[:end], indptr), shape=(n, n))
+
+
+def upper_triangle(m: Any) -> Any:
+    """The entries of the square CSR matrix ``m`` above its diagonal, as an int64 CSR matrix
+    (column indices in ``m``'s order, unsorted like a product's): one mask over the entries,
+    a third of the cost of ``scipy.sparse.triu``, which goes through COO and sorts."""
+    import numpy as np
+    import scipy.sparse as sp
+
+    rows = np.repeat(np.arange(m.shape[0], dtype=m.indices.dtype), np.diff(m.indptr))
+    keep = m.indices > rows
+    kept = np.concatenate(([0], np.cumsum(keep, dtype=np.int32)))  # a block's nnz < 2³¹
+    return sp.csr_matrix(
+        (m.data[keep].astype(np.int64), m.indices[keep], kept[m.indptr]), shape=m.shape
+    )
 
 
 class PairSums:
@@ -155,7 +217,9 @@ class PairSums:
     def _merge_top(self) -> None:
         top = self.stack.pop()
         below = self.stack.pop()
-        below.resize(top.shape)  # the vocabulary only grows
+        shape = max(below.shape, top.shape)  # blocks counted later may know more words
+        below.resize(shape)
+        top.resize(shape)
         self.stack.append(below + top)
 
     @property
@@ -222,30 +286,65 @@ class PairSums:
         return pairs
 
 
+def counting_threads(config: MinerConfig) -> int:
+    """Threads that multiply blocks: DuckDB's ``threads`` when set, else one per core."""
+    import os
+
+    if config.duckdb.threads is not None:
+        return config.duckdb.threads
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def count_block(vocab: Vocabulary, lines: Any, separator: str, window: int | None) -> Any:
+    """One block of lines (words joined by ``separator``) counted: its ``(lines, tokens,
+    units)``, ``h`` and ``g`` (:func:`block_counts`)."""
+    import pyarrow.compute as pc
+
+    split = pc.split_pattern(lines, separator)
+    ids = vocab.encode(split.flatten())
+    indices, indptr = unit_rows(ids, split.offsets.to_numpy(), window)
+    h, g = block_counts(indices, indptr, len(vocab.words))  # ≥ every id of the block
+    return (len(lines), int((ids >= 0).sum()), len(indptr) - 1), h, g
+
+
 def count_incidence(
     con: Any, blocks: Iterator[tuple[str, Any]], config: MinerConfig, separator: str
 ) -> Counter[str]:
     """Fill ``word_totals``, ``pair_totals`` and ``word_names`` from blocks of lines (words
     joined by ``separator``); returns the stats (``lines``, ``tokens``, ``units``,
-    ``pairs``)."""
+    ``pairs``).
+
+    This thread reads the blocks and adds up their counts; :func:`counting_threads` threads
+    count the blocks meanwhile (:func:`count_block`: Arrow, NumPy and SciPy's sparse kernels
+    release the GIL, so the threads share the cores with no process to start and no data to
+    copy; only the vocabulary's loop over a block's distinct words takes turns, under its
+    lock). Which thread reaches a word first decides its id, but the ids are renumbered in
+    code-point order and the sums are of integers, so the tables are those of one thread."""
     import numpy as np
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     vocab = Vocabulary(config.stopword_set())
     sums = PairSums(con, memory_bytes(config.duckdb.memory_limit) // 4)
     h = np.zeros(0, dtype=np.int64)
     stats: Counter[str] = Counter()
-    for _, lines in blocks:
-        split = pc.split_pattern(lines, separator)
-        ids = vocab.encode(split.flatten())
-        indices, indptr = unit_rows(ids, split.offsets.to_numpy(), config.window)
-        stats["lines"] += len(lines)
-        stats["tokens"] += int((ids >= 0).sum())
-        stats["units"] += len(indptr) - 1
-        block_h, g = block_counts(indices, indptr, len(vocab.words))
-        h = np.concatenate((h, np.zeros(len(block_h) - len(h), dtype=np.int64))) + block_h
+
+    def add(counted: tuple[tuple[int, int, int], Any, Any]) -> None:
+        nonlocal h
+        (lines, tokens, units), block_h, g = counted
+        stats.update(lines=lines, tokens=tokens, units=units)
+        size = max(len(h), len(block_h))
+        h = np.pad(h, (0, size - len(h))) + np.pad(block_h, (0, size - len(block_h)))
         sums.add(g)
+
+    threads = counting_threads(config)
+    with ThreadPoolExecutor(threads, thread_name_prefix="taiwa-count") as pool:
+        pending: deque[Future[Any]] = deque()
+        for _, lines in blocks:
+            pending.append(pool.submit(count_block, vocab, lines, separator, config.window))
+            while len(pending) > threads:  # bounded: at most one block waits per thread
+                add(pending.popleft().result())
+        while pending:
+            add(pending.popleft().result())
     rank = vocab.code_point_ranks()
     stats["pairs"] = sums.finish(rank, config.min_pair_count)
     names = pa.table({"id": rank, "w": pa.array(vocab.words, pa.string())})
