@@ -35,6 +35,7 @@ from taiwa.metrics.da_distribution import (
     entropy_rows,
     mutual_information_rows,
 )
+from taiwa.metrics.exact_tail import exchange_floor
 from taiwa.metrics.stats import N_RESAMPLES, Estimate, percentile_estimate
 
 N_PERMUTATIONS = 5_000
@@ -380,16 +381,6 @@ def paired_statistic_difference(
         test += f"; p at its floor for {n} paired items, 2/2^{n}"
     se = float(finite.std(ddof=1)) if finite.size > 1 else nan
     return PairedDifference(est, p, test, minimum_detectable(se), se, counts)
-
-
-def exchange_floor(n: int) -> float:
-    """The smallest two-sided p any test of n paired items can give when, under the null,
-    each item's two values could as well be swapped: ``2 / 2^n`` (every item on one side is
-    one arrangement of 2^n, each side counted). A percentile bootstrap has no such floor: on 4
-    items that all favour one system every resample does too, and its p is ``2/(B+1)``, about
-    0.001 where an exact test says 0.125. Applied to the bootstrap's p, it changes nothing
-    from about 20 items on."""
-    return min(1.0, 2.0 / 2.0**n) if n < 1024 else 0.0
 
 
 def holm(p: Sequence[float]) -> list[float]:
