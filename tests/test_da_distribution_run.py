@@ -356,6 +356,8 @@ def test_a_system_with_one_short_reply_is_flagged_not_a_traceback(tmp_path: Path
     )  # fmt: skip
     assert r.returncode == 0, r.stderr
     assert "[–, –]" in r.stdout
+    raw_beside_corrected = r.stdout.split("corrected for the tagger's errors")[1].splitlines()
+    assert any(line.count("⚑") == 2 for line in raw_beside_corrected[:8])  # DAE raw, DAMI raw
     block = next(iter(json.loads((out / "summary.json").read_text("utf-8"))["systems"].values()))
     on = {f["on"]: f["code"] for f in block["flags"]}
     assert on["dae"] == on["dami"] == "identical-replies"

@@ -8,6 +8,7 @@ from typing import Any
 
 from rich.table import Table
 
+from taiwa.flags import mark
 from taiwa.tables import ci_cell, clip
 
 
@@ -34,9 +35,9 @@ def corrected_tables(summary: Mapping[str, Any]) -> list[Table]:
         t.add_row(
             clip(system),
             str(b.get("tagged", 0)),
-            ci_cell(b.get("dae")),
+            mark(ci_cell(b.get("dae")), b, "dae"),  # the raw values' flags, as in Table 2
             ci_cell(c.get("dae")),
-            ci_cell(b.get("dami")),
+            mark(ci_cell(b.get("dami")), b, "dami"),
             ci_cell(c.get("dami")),
         )
     return [t]
