@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
+from pathlib import Path
+from typing import Any
 
 
 def taiwa(*args: str, timeout: float = 900) -> subprocess.CompletedProcess[str]:
@@ -16,3 +19,24 @@ def taiwa(*args: str, timeout: float = 900) -> subprocess.CompletedProcess[str]:
         timeout=timeout,
         env={**os.environ, "COLUMNS": "200"},
     )
+
+
+def after_a_run(args: list[str], out: Path, setup: str, result: str) -> Any:
+    """Run ``taiwa run ARGS -q --no-cache --out OUT/run`` in a fresh interpreter through the
+    CLI's ``main`` (``setup``, Python code, runs first; it may patch what the run uses) and
+    return ``result``, a Python expression evaluated after the run (JSON-able), e.g. which
+    modules the run imported."""
+    run = [*args, "-q", "--no-cache", "--out", str(out / "run")]
+    code = (
+        "import sys, json\n"
+        f"{setup}\n"
+        "from taiwa.cli import main\n"
+        "try:\n"
+        f"    main({json.dumps(['run', *run])})\n"
+        "except SystemExit as e:\n"
+        "    assert not e.code, e.code\n"
+        f"print(json.dumps({result}))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1])

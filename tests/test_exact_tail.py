@@ -4,13 +4,12 @@ second of the whole command)."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
+from pathlib import Path
 
 import pytest
 from scipy import stats
 
+from cli import after_a_run
 from taiwa.metrics.exact_tail import binom_sf, chi2_sf
 
 
@@ -51,17 +50,11 @@ def test_the_flags_statistic_is_scipys_chisquare() -> None:
     )
 
 
-def test_an_intent_run_imports_no_scipy_stats(tmp_path: object) -> None:
-    code = (
-        "import sys, json\n"
-        "from taiwa.cli import main\n"
-        "try:\n"
-        f"    main(['run', 'intent', '-m', 'builtin:fixed', '-m', 'builtin:random', '-q',"
-        f" '--no-cache', '--out', {json.dumps(str(tmp_path))} + '/run'])\n"
-        "except SystemExit as e:\n"
-        "    assert not e.code, e.code\n"
-        "print(json.dumps(sorted(m for m in sys.modules if m.startswith('scipy.stats'))))\n"
+def test_an_intent_run_imports_no_scipy_stats(tmp_path: Path) -> None:
+    imported = after_a_run(
+        ["intent", "-m", "builtin:fixed", "-m", "builtin:random"],
+        tmp_path,
+        "",
+        "sorted(m for m in sys.modules if m.startswith('scipy.stats'))",
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert out.returncode == 0, out.stderr
-    assert json.loads(out.stdout.strip().splitlines()[-1]) == []
+    assert imported == []

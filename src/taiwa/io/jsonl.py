@@ -76,13 +76,17 @@ def _iter_jsonl_validated(
     step, so every check of :func:`_parse_line` still applies to the others; a line that fails
     it is read again the usual way, so errors read as before."""
     for number, line in _jsonl_lines(p):
-        if _plain(line):
-            try:
-                yield number, model.model_validate_json(line, context=context)
-                continue
-            except ValidationError:
-                pass
-        yield number, _parse_line(p, number, line)
+        record = _validated_in_one_step(model, line, context) if _plain(line) else None
+        yield number, record if record is not None else _parse_line(p, number, line)
+
+
+def _validated_in_one_step(model: type[M], line: str, context: dict[str, Any]) -> M | None:
+    """``line`` as ``model`` by pydantic's JSON parser, or ``None`` when it does not validate
+    (the checked path then reads it again and names what is wrong)."""
+    try:
+        return model.model_validate_json(line, context=context)
+    except ValidationError:
+        return None
 
 
 def _jsonable(record: BaseModel | Mapping[str, Any]) -> Any:
