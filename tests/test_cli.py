@@ -227,3 +227,18 @@ def test_errors_name_the_role_flag_or_the_file_field(tmp_path: Path) -> None:
         "build", "cooccurrence", str(cfg), "--out", str(tmp_path / "p.parquet"), "--window", "0"
     )
     assert r.returncode == 2 and "--window: " in r.stderr
+
+
+def test_version_is_the_installed_one() -> None:
+    """``taiwa --version`` prints the version written in ``taiwa/_version.py``, which is the
+    one pip installed (``pyproject.toml`` reads it from there): one place, and no metadata
+    lookup when taiwa is imported."""
+    from importlib.metadata import version
+
+    import taiwa
+    from cli import taiwa as taiwa_command
+
+    assert taiwa.__version__ == version("taiwa")
+    res = taiwa_command("--version")
+    assert res.returncode == 0
+    assert res.stdout.strip() == f"taiwa {taiwa.__version__}"

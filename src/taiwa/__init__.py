@@ -4,11 +4,6 @@ The methods and their seeds are listed in DESIGN.md; the public metric functions
 :mod:`taiwa.metrics`.
 """
 
-from importlib.metadata import PackageNotFoundError, version
-
-try:
-    __version__ = version("taiwa")
-except PackageNotFoundError:  # pragma: no cover - running from a source tree
-    __version__ = "0.0.0"
+from taiwa._version import __version__
 
 __all__ = ["__version__"]
