@@ -242,3 +242,31 @@ def test_version_is_the_installed_one() -> None:
     res = taiwa_command("--version")
     assert res.returncode == 0
     assert res.stdout.strip() == f"taiwa {taiwa.__version__}"
+
+
+def test_command_lists_show_each_summary_unbroken() -> None:
+    """In the list of commands, a command's summary is its docstring's first paragraph as
+    one line: typer's rich mode kept the docstring's own line breaks there, so summaries
+    showed broken mid-sentence. In a terminal wide enough, each fits on one line."""
+    import os
+    import subprocess
+    import sys
+
+    import typer
+
+    from taiwa.cli import app
+
+    groups: list[tuple[list[str], typer.Typer]] = [([], app)]
+    for g in app.registered_groups:
+        if g.typer_instance is not None:
+            groups.append(([g.name or ""], g.typer_instance))
+    for prefix, group in groups:
+        shown = subprocess.run(
+            [sys.executable, "-m", "taiwa", *prefix, "--help"],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "COLUMNS": "700"},
+        ).stdout
+        for info in group.registered_commands:
+            summary = " ".join((info.help or info.callback.__doc__ or "").split("\n\n")[0].split())
+            assert any(summary in line for line in shown.splitlines()), (prefix, info.name)

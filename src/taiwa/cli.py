@@ -12,7 +12,7 @@ from rich.table import Table
 from taiwa import __version__
 from taiwa.cli_build import build_app
 from taiwa.cli_da import da_app
-from taiwa.cli_help import show_flags_as_flags
+from taiwa.cli_help import one_line_summaries, show_flags_as_flags
 from taiwa.cli_report import register as register_report
 from taiwa.cli_run import register as register_run
 from taiwa.cli_validate import validate_app
@@ -244,6 +244,9 @@ def demo(
     from taiwa.demo import run_demo
 
     run_demo(console, out)
+
+
+one_line_summaries(app)
 
 
 def main(argv: list[str] | None = None) -> None:

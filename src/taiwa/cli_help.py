@@ -1,11 +1,14 @@
-"""How ``taiwa --help`` shows its options: a boolean flag (``--overwrite``, ``--quiet``) is
-shown as a flag, without the ``<bool>`` value type that typer's rich help puts beside every
-option (a flag takes no value: ``--overwrite true`` is an error)."""
+"""How ``taiwa --help`` shows its options and commands: a boolean flag (``--overwrite``,
+``--quiet``) is shown as a flag, without the ``<bool>`` value type that typer's rich help puts
+beside every option (a flag takes no value: ``--overwrite true`` is an error); a command's
+summary in the list of commands is its docstring's first paragraph on one line."""
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
+import typer
 from typer.core import TyperOption
 
 
@@ -22,3 +25,17 @@ def show_flags_as_flags() -> None:
 
     TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign]
     TyperOption._taiwa_flags = True  # type: ignore[attr-defined]
+
+
+def one_line_summaries(app: typer.Typer) -> None:
+    """Give every command of ``app`` (and of its sub-apps) a summary for the list of commands:
+    its help's first paragraph with the line breaks of the source joined. In rich markup mode
+    typer keeps them there, so a docstring wrapped at 100 columns showed as lines broken
+    mid-sentence in ``taiwa --help``. The command's own ``--help`` page is not changed."""
+    for info in app.registered_commands:
+        doc = info.help or inspect.getdoc(info.callback) or ""
+        if info.short_help is None and doc:
+            info.short_help = " ".join(doc.split("\n\n", 1)[0].split())
+    for group in app.registered_groups:
+        if group.typer_instance is not None:
+            one_line_summaries(group.typer_instance)
