@@ -105,7 +105,10 @@ def test_a_judged_run_counts_extraction_and_ranks_the_systems(tmp_path: Path) ->
     assert wins["openai:plain"]["openai:wrong"]["n"] == 0
     assert s["across"]["win_rates"]["forfeits"]["openai:plain"]["openai:wrong"] == 6
     assert systems["openai:wrong"]["pairwise_detail"]["forfeit_losses"] == 6 * 3
-    assert systems["openai:wrong"]["flags"][0]["code"] == "no-pair-judged"
+    wrong_flags = {(f["on"], f["code"]) for f in systems["openai:wrong"]["flags"]}
+    assert ("pairwise", "no-pair-judged") in wrong_flags
+    assert ("single", "all-imputed") in wrong_flags  # every rating the no-answer stand-in
+    assert "all-imputed" not in {f["code"] for f in systems["openai:good"]["flags"]}
     ties = s["across"]["win_rates"]["ties"]
     assert ties["openai:plain"]["human"]["value"] == 1.0
     for r in SYSTEMS:
@@ -278,8 +281,9 @@ def test_a_forfeit_is_no_win_and_a_constant_rating_is_flagged(tmp_path: Path) ->
     assert human["pairwise"]["n"] == 0 and human["pairwise_detail"]["forfeit_wins"] == 6
     assert human["pairwise"]["value"] != human["pairwise"]["value"]  # NaN, not 1.0
     codes = {f["code"] for f in s["across"]["flags"]}
-    assert codes == {"no-pair-judged", "constant-rating"}
-    assert [f["code"] for f in human["flags"]] == ["no-pair-judged"]  # the rate, not the system
+    assert codes - {"small-n"} == {"no-pair-judged", "constant-rating"}
+    judged = [f["code"] for f in human["flags"] if f["code"] != "small-n"]  # n=6: all small
+    assert judged == ["no-pair-judged"]  # the rate, not the system
     console = Console(record=True, width=200)
     print_result(console, res)
     out = console.export_text()
@@ -294,7 +298,7 @@ def test_a_forfeit_is_no_win_and_a_constant_rating_is_flagged(tmp_path: Path) ->
 
     table = automatic_table(s)
     single = dict(zip(table.columns[0]._cells, table.columns[2]._cells, strict=True))
-    assert "⚑" not in str(single["human"])  # the judge is flagged, not human
+    assert not any(f["on"] == "single" and f["code"] != "small-n" for f in human["flags"])
     assert "⚑" in str(single["builtin:parrot"]) or single["builtin:parrot"] == "–"
     q, constant = s["across"]["judge_quality"], True
     assert [str(t) for t in judge_lines(q, constant=constant)][-1].endswith("(n=6) ⚑")

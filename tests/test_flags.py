@@ -111,9 +111,11 @@ def test_intent_under_limit_flags_a_constant_answerer_in_terminal_summary_and_re
     dependent = sorted({row["id"] for row in scores if row["dependent"]})
     assert dependent == ["it-001", "it-003", "it-004", "it-005"]
     constant = s["systems"][f"replay:{replay}"]
-    assert [f["code"] for f in constant["flags"]] == ["one-option"]
+    codes = [f["code"] for f in constant["flags"]]
+    assert codes[0] == "one-option" and set(codes[1:]) == {"small-n"}  # n=5 < CI_MIN_N
     assert constant["answers"]["answers"] == [5, 0, 0, 0]
-    assert "flags" not in s["systems"]["human"] and "flags" not in s["systems"]["builtin:random"]
+    for other in ("human", "builtin:random"):
+        assert {f["code"] for f in s["systems"][other]["flags"]} == {"small-n"}
     assert s["systems"]["human"]["answers"]["answers"] == constant["answers"]["gold"]
     page = tmp_path / "report.html"
     r = taiwa("report", str(out), "--out", str(page))
@@ -131,3 +133,39 @@ def test_a_rounding_noise_bias_on_a_zero_value_says_no_percentage() -> None:
     assert flags.plug_in_bias(0.0, 1e-17, 500, "dami", 50) is None
     g = flags.plug_in_bias(0.0, 0.2, 500, "dami", 50)
     assert g is not None and "on a value of 0" in g.text
+
+
+def test_small_n_flags_every_estimate_under_the_floor_and_prints_one_line() -> None:
+    """An estimate from fewer than CI_MIN_N items is flagged wherever it sits in a block
+    (nested keys joined by dots), its cell is marked once, and a block's small-n flags
+    share one printed line naming the block's keys and the range of n."""
+    from taiwa.tables import ci_cell
+
+    def est(n: int, v: float | None = 0.5) -> dict[str, object]:
+        return {"value": v, "ci_low": 0.1, "ci_high": 0.9, "n": n}
+
+    block: dict[str, object] = {
+        "accuracy": est(3),
+        "big": est(flags.CI_MIN_N),
+        "empty": est(0, None),
+        "by_task": {"a": est(2), "b": est(40)},
+    }
+    found = flags.small_n_flags(block)
+    assert [(f.code, f.on) for f in found] == [("small-n", "accuracy"), ("small-n", "by_task.a")]
+    flags.add_small_n({"demo": block}, across := {"rho": est(4)})
+    assert flags.small_n_flags(block) == []  # already flagged: not twice
+    lines = flags.flag_lines({"systems": {"demo": block}, "across": across})
+    assert lines == [
+        "⚑ demo · accuracy, by_task: n=2–3, below 10: the estimates and their CIs are unstable",
+        "⚑ across · rho: n=4, below 10: the estimates and their CIs are unstable",
+    ]
+    assert ci_cell(est(3)) == "0.500 ⚑\n[0.10, 0.90]"
+    assert ci_cell(est(10)) == "0.500\n[0.10, 0.90]"
+    assert flags.mark(ci_cell(est(3)), block, "accuracy") == "0.500 ⚑\n[0.10, 0.90]"
+
+
+def test_a_mean_of_stand_ins_only_is_flagged() -> None:
+    assert flags.all_imputed(0, 0, "single", "x") is None
+    assert flags.all_imputed(2, 3, "single", "x") is None
+    f = flags.all_imputed(3, 3, "single", "the lowest rating")
+    assert f is not None and f.code == "all-imputed" and "(n=3)" in f.text

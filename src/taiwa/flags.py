@@ -38,6 +38,12 @@ IDENTICAL_SHARE = 0.5
 MIN_N = 5
 """Below this n no share-based check runs (one or two answers alike say nothing)."""
 
+CI_MIN_N = 10
+"""An estimate over fewer items than this is flagged wherever it is shown (:func:`small_n_flags`,
+and :func:`taiwa.tables.ci_cell` marks its cell): from a handful of items a percentile
+bootstrap interval is too narrow (it covers the true value well under 95 % of the time), and
+one item more or less moves the estimate by a tenth of its range or more."""
+
 BIAS_SHARE = 0.1
 """A plug-in estimate whose |jackknife bias| is this share of |value| or more is flagged."""
 
@@ -68,32 +74,102 @@ def flagged(block: Mapping[str, Any] | None, key: str) -> bool:
 
 
 def mark(cell: str, block: Mapping[str, Any] | None, key: str) -> str:
-    """``cell`` with :data:`MARK` after its first line when ``block`` flags ``key``."""
+    """``cell`` with :data:`MARK` after its first line when ``block`` flags ``key`` (once:
+    a cell already marked, e.g. for its small n, is left as it is)."""
     if not flagged(block, key):
         return cell
+    return marked(cell)
+
+
+def marked(cell: str) -> str:
+    """``cell`` with :data:`MARK` after its first line (unless it is there already)."""
     first, _, rest = cell.partition("\n")
+    if first.endswith(MARK):
+        return cell
     return f"{first} {MARK}" + (f"\n{rest}" if rest else "")
 
 
 def flag_lines(summary: Mapping[str, Any]) -> list[str]:
     """Every flag of a summary as one line: ``⚑ WHERE KEY: TEXT`` (plain text, in the
-    order of the systems, then ``across``)."""
+    order of the systems, then ``across``); a block's small-n flags share one line after its
+    other flags, naming the block's keys that hold them and the range of their n."""
     out: list[str] = []
     blocks = [*summary.get("systems", {}).items(), ("across", summary.get("across", {}))]
     for where, block in blocks:
+        small: dict[str, None] = {}
+        ns: list[int] = []
         for f in block.get("flags", ()) if isinstance(block, Mapping) else ():
-            out.append(f"{MARK} {where} · {f['on']}: {f['text']}")
+            if f.get("code") == SMALL_N:
+                small[str(f["on"]).split(".", 1)[0]] = None
+                ns.append(int(str(f["text"]).split(",", 1)[0].removeprefix("n=")))
+            else:
+                out.append(f"{MARK} {where} · {f['on']}: {f['text']}")
+        if small:
+            span = f"{min(ns)}" if min(ns) == max(ns) else f"{min(ns)}–{max(ns)}"
+            out.append(
+                f"{MARK} {where} · {', '.join(small)}: n={span}, below {CI_MIN_N}: the "
+                "estimates and their CIs are unstable"
+            )
     return out
 
 
 # ------------------------------------------------------------------------------------ checks
 
 
+SMALL_N = "small-n"
+
+
 def small_n(n: int, floor: int, on: str) -> Flag | None:
     """``n`` below the ``floor`` a number needs to be read at all."""
     if n >= floor:
         return None
-    return Flag("small-n", on, f"n={n} is below {floor}: the estimate and its CI are unstable")
+    return Flag(SMALL_N, on, f"n={n}, below {floor}: the estimate and its CI are unstable")
+
+
+def is_estimate(d: Any) -> bool:
+    """Whether ``d`` is an estimate as summaries store it: value, CI bounds and n."""
+    return (
+        isinstance(d, Mapping)
+        and {"value", "ci_low", "ci_high", "n"} <= d.keys()
+        and isinstance(d["n"], int)
+    )
+
+
+def too_few(d: Mapping[str, Any], floor: int = CI_MIN_N) -> bool:
+    """Whether the estimate ``d`` has a value from fewer than ``floor`` items (but some)."""
+    value = d.get("value")
+    return value is not None and value == value and 0 < d["n"] < floor
+
+
+def small_n_flags(block: Mapping[str, Any], floor: int = CI_MIN_N) -> list[Flag]:
+    """A small-n flag for every estimate of ``block`` (nested mappings too, ``on`` the keys
+    joined by dots) with a value from fewer than ``floor`` items, unless the block already
+    flags it for that."""
+    have = {(f.get("code"), f.get("on")) for f in block.get("flags", ())}
+    out: list[Flag] = []
+
+    def walk(d: Mapping[str, Any], path: str) -> None:
+        for key, value in d.items():
+            if key == "flags" or not isinstance(value, Mapping):
+                continue
+            on = f"{path}.{key}" if path else str(key)
+            if not is_estimate(value):
+                walk(value, on)
+            elif too_few(value, floor) and (SMALL_N, on) not in have:
+                flag = small_n(value["n"], floor, on)
+                if flag is not None:
+                    out.append(flag)
+
+    walk(block, "")
+    return out
+
+
+def add_small_n(
+    systems: Mapping[str, MutableMapping[str, Any]], across: MutableMapping[str, Any]
+) -> None:
+    """Flag every estimate of a summary that rests on too few items (:func:`small_n_flags`)."""
+    for block in [*systems.values(), across]:
+        add(block, *small_n_flags(block))
 
 
 def no_pair_judged(n_judged: int, on: str, forfeits: int = 0) -> Flag | None:
@@ -110,6 +186,14 @@ def nothing_counted(count: int, what: str, on: str) -> Flag | None:
     if count:
         return None
     return Flag("nothing-counted", on, f"no {what}: the value is 0 by convention, not a measure")
+
+
+def all_imputed(imputed: int, n: int, on: str, what: str) -> Flag | None:
+    """A mean over ``n`` values every one of which is ``what`` (a rule's stand-in, no
+    measurement): it says how the rule scores, not how the system did."""
+    if not n or imputed < n:
+        return None
+    return Flag("all-imputed", on, f"every value (n={n}) is {what}: a convention, not a measure")
 
 
 def plug_in_bias(value: float, bias: float, n: int, on: str, floor: int) -> Flag | None:

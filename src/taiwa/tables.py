@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from rich.markup import escape
 from rich.table import Table
 
-from taiwa.flags import flag_lines
+from taiwa.flags import flag_lines, marked, too_few
 from taiwa.table_cells import CLIP, clip, compact_table
 
 __all__ = [
@@ -42,12 +42,14 @@ def _bound(x: Any, digits: int) -> str:
 
 def ci_cell(d: Mapping[str, Any] | None, digits: int = 3) -> str:
     """An estimate as ``value`` over ``[low, high]`` (``–`` when missing or NaN; a missing
-    bound, when the estimate has no interval, is ``–`` too)."""
+    bound, when the estimate has no interval, is ``–`` too), marked :data:`~taiwa.flags.MARK`
+    when it rests on fewer than :data:`~taiwa.flags.CI_MIN_N` items."""
     if not d or d.get("value") is None or d["value"] != d["value"]:
         return "–"
     ci = max(2, digits - 1)
     lo, hi = _bound(d.get("ci_low"), ci), _bound(d.get("ci_high"), ci)
-    return f"{d['value']:.{digits}f}\n[{lo}, {hi}]"
+    cell = f"{d['value']:.{digits}f}\n[{lo}, {hi}]"
+    return marked(cell) if "n" in d and too_few(d) else cell
 
 
 def systems_table(

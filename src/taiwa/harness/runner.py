@@ -28,6 +28,7 @@ from typing import Any
 
 from taiwa.comparisons import compare_rows
 from taiwa.errors import TaiwaError
+from taiwa.flags import add_small_n
 from taiwa.harness.chunk_run import check_models, progress_bars, run_stages
 from taiwa.harness.collector import collector_paused
 from taiwa.harness.config import RunConfig
@@ -123,6 +124,7 @@ def execute(
                 waits.append(writing)
                 start = time.perf_counter()
                 summary = plan.method.aggregate(plan.samples, results, plan.setup)
+                add_small_n(summary.systems, summary.across)
                 summary.notes.extend(closing() or [])
                 seconds["aggregate"] = round(time.perf_counter() - start, 3)
                 start = time.perf_counter()

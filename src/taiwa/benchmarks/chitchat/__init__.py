@@ -214,8 +214,17 @@ class ChitchatMethod:
         notes: list[str] = []
         if single:
             for sys_ in systems:
-                systems[sys_]["single"] = s.single_block(
+                block = systems[sys_]["single"] = s.single_block(
                     results.rows("single_judge", sys_), tasks, seed
+                )
+                flags.add(
+                    systems[sys_],
+                    flags.all_imputed(
+                        block["missing"],
+                        block["n"],
+                        "single",
+                        "the lowest rating, given without the judge to replies with no answer",
+                    ),
                 )
             all_single = _chain(results.rows("single_judge", x) for x in systems)
             across["task_difficulty"] = task_difficulty(
