@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import closing
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from rich.progress import Progress
@@ -29,6 +29,9 @@ from taiwa.resources.association import AssociationResource, Word
 from taiwa.schema import Dialogue
 from taiwa.text.content_words import content_blocks, content_many, is_content
 from taiwa.text.tokenizer import MorphAnalyzer, Token, default_tokenizer
+
+if TYPE_CHECKING:
+    from taiwa.text.tagging_worker import TaggingWorker
 
 MAX_PAIRS = 5
 """Links listed per utterance (the evidence of its conditions, in the order a, b, c)."""
@@ -121,18 +124,20 @@ def iter_scored(
     strict: bool = False,
     conditions: Collection[str] = CONDITIONS,
     analyzer: MorphAnalyzer | None = None,
+    worker: TaggingWorker | None = None,
     worker_min_texts: int | None = None,
 ) -> Iterator[dict[str, Any]]:
     """:func:`score_dialogue` of each dialogue, in order, a block of :data:`BLOCK` at a time
-    (the block's texts analysed together, then scored). From ``worker_min_texts`` utterances
-    (default :data:`taiwa.text.content_words.WORKER_MIN_TEXTS`) the default analyzer tags the
-    next block in a second process while this one scores
+    (the block's texts analysed together, then scored). With the default analyzer, MeCab's
+    work is shared with a second process while this one scores: ``worker`` (a run's), or from
+    ``worker_min_texts`` utterances (default
+    :data:`taiwa.text.content_words.WORKER_MIN_TEXTS`) one started for these dialogues
     (:func:`taiwa.text.content_words.content_blocks`; the same rows)."""
     check_conditions(conditions)
     blocks = [dialogues[start : start + BLOCK] for start in range(0, len(dialogues), BLOCK)]
     texts = [[u.text for dlg in block for u in dlg.utterances] for block in blocks]
     tagged = content_blocks(
-        texts, _content_word, analyzer=analyzer, worker_min_texts=worker_min_texts
+        texts, _content_word, analyzer=analyzer, worker=worker, worker_min_texts=worker_min_texts
     )
     with closing(tagged):  # stops the worker when the caller stops early
         for block, words in zip(blocks, tagged, strict=True):
