@@ -8,6 +8,9 @@ import importlib
 import json
 import os
 import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -213,3 +216,47 @@ def test_the_worker_ignores_ctrl_c_and_exits_after_its_last_block() -> None:
         os.kill(worker._proc.pid, signal.SIGINT)
         assert list(blocks) == [found_lines(["犬も好き"], CONTENT_POS)]
     assert worker._proc.returncode == 0
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (Linux /proc)."""
+    kids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # gone meanwhile
+            continue
+        if int(fields[1]) == pid:
+            kids.append(int(stat.parent.name))
+    return kids
+
+
+def test_ctrl_c_in_the_whole_command_leaves_no_worker_and_a_rerun_finishes(
+    tmp_path: Path,
+) -> None:
+    data = _write(tmp_path / "dialogues.jsonl", _many(2 * _copies_for_worker()))
+    assert data.stat().st_size >= cohesion_module.WORKER_MIN_BYTES  # a worker for the run
+    out = tmp_path / "run"
+    command = [sys.executable, "-m", "taiwa", "run", "cohesion", "--data", str(data)]
+    command += ["--out", str(out), "-q"]
+    proc = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+    deadline = time.time() + 60
+    while not (kids := _children(proc.pid)) and time.time() < deadline:
+        time.sleep(0.01)
+    assert kids, "no tagging worker started"
+    while not (out / "INCOMPLETE").exists() and time.time() < deadline:
+        time.sleep(0.01)  # the dataset is read: the run is scoring
+    os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: taiwa's group
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode != 0 and "Traceback" not in err, err
+    while any(Path(f"/proc/{k}").exists() for k in kids) and time.time() < deadline:
+        time.sleep(0.01)
+    assert not any(Path(f"/proc/{k}").exists() for k in kids)  # stopped, never orphaned
+    assert (out / "INCOMPLETE").exists() and not (out / "summary.json").exists()
+    again = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    assert not (out / "INCOMPLETE").exists()
+    rows = (out / "scores.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(rows) == len(_many(2 * _copies_for_worker()))
