@@ -15,7 +15,9 @@ resamples are those :func:`taiwa.metrics.stats.bootstrap_ci` and
 
 from __future__ import annotations
 
+import os
 from collections.abc import Collection, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing
 from typing import TYPE_CHECKING, Any
 
@@ -314,10 +316,6 @@ def pearson(x: Sequence[float], y: Sequence[float], *, seed: int = 0) -> dict[st
     return {"r": c.r, "p": c.p, "n": c.n, "ci_low": c.low, "ci_high": c.high}
 
 
-def _unique(items: Iterable[str]) -> list[str]:
-    return list(dict.fromkeys(items))
-
-
 def summarize(
     rows: Iterable[dict[str, Any]],
     *,
@@ -362,14 +360,17 @@ def summarize(
     share = cohesive / np.where(counts > 0, counts, 1)
     lab_share = per(_COHESIVE, _LABELLED) / np.where(labelled > 0, labelled, 1)
     lab_rate = per(_CORRECT, _LABELLED) / np.where(labelled > 0, labelled, 1)
-    order = _unique(s for s, c in zip(system_names, per_dialogue, strict=True) if c)
+    order = list(dict.fromkeys(s for s, c in zip(system_names, per_dialogue, strict=True) if c))
     position = {s: k for k, s in enumerate(order)}
     system_of_row = np.array([position.get(s, -1) for s in system_names], dtype=np.int64)
     system_of_code = np.repeat(system_of_row, counts)
     systems: dict[str, Any] = {}
-    for k, system in enumerate(order):
+    # the systems' resamples on threads (NumPy draws and sums without the GIL; a core is free)
+    with ThreadPoolExecutor(max(1, min(len(order), os.cpu_count() or 1))) as pool:
+        entries = list(pool.map(_shares, [code[system_of_code == k] for k in range(len(order))],
+                                [seed] * len(order)))  # fmt: skip
+    for k, (system, entry) in enumerate(zip(order, entries, strict=True)):
         in_system = system_of_row == k
-        entry = _shares(code[system_of_code == k], seed)
         shares = share[in_system & (counts > 0)]
         systems[system] = {
             "cohesive_share": entry.pop("cohesive_share"),
@@ -385,7 +386,9 @@ def summarize(
     }
     with_labels = np.flatnonzero(labelled > 0)
     points = [(system_names[i], float(lab_share[i]), float(lab_rate[i])) for i in with_labels]
-    excluded = _unique([human_systems] if isinstance(human_systems, str) else human_systems)
+    excluded = list(
+        dict.fromkeys([human_systems] if isinstance(human_systems, str) else human_systems)
+    )
     agents_only = [p for p in points if p[0] not in set(excluded)]
     for key, pts in (("all", points), ("agents_only", agents_only)):
         if len(pts) >= 3:
