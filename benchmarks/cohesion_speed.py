@@ -19,8 +19,11 @@ two alternate and the best of each is compared; the ratio of every run is printe
 3. the whole command: ``taiwa run cohesion`` on the same dialogues written as a JSONL file
    (reading and validating the file, which a dataset larger than one chunk is read twice for,
    scoring, summarising, writing the run directory), called in this process after a warm-up
-   run (in-process: interpreter start and imports are not in it). From 8,192 utterances a
-   chunk's MeCab work runs in a worker process (``taiwa.text.tagging_worker``), as in 2.
+   run (in-process: interpreter start and imports are not in it). A file of 800 kB or more
+   gets one MeCab worker process for the whole run (``taiwa.text.tagging_worker.RunTagger``),
+   started before the file is read; the worker tags each chunk's blocks from the front while
+   this process scores, and this process tags blocks from the back whenever it would wait.
+   In 2., from 8,192 utterances, ``score_dialogues`` shares the blocks with a worker of its own.
 
 Prints utterances/s and dialogues/s of each, the ratio end-to-end / tokeniser (target >= 0.50,
 on 2.) and the whole command's ratio (target >= 0.60, issue 29), and per run the whole
@@ -249,6 +252,14 @@ def main() -> None:
         f"process + tagging worker {', '.join(f'{a:.2f} + {b:.2f}' for a, b in command_cpu)} s; "
         f"load average after each {', '.join(f'{x:.1f}' for x in loads)} on "
         f"{os.cpu_count()} cores"
+    )
+    mid = len(commands) // 2
+    print(
+        f"whole command, medians of {len(commands)}: wall {sorted(commands)[mid]:.2f} s, ratio "
+        f"{sorted(tok / c for tok, c in zip(toks, commands, strict=True))[mid]:.2f}, CPU this "
+        f"process {sorted(a for a, _ in command_cpu)[mid]:.2f} s + tagging worker "
+        f"{sorted(b for _, b in command_cpu)[mid]:.2f} s, load average "
+        f"{sorted(loads)[mid]:.1f}"
     )
     critical = [max(a, b) for a, b in command_cpu]
     print(

@@ -66,6 +66,7 @@ RUNNER_SIDE = (
     "taiwa.harness.stage_run",
     "taiwa.harness.chunk_run",
     "taiwa.harness.run_output",
+    "taiwa.harness.held",
     "taiwa.harness.provenance",
     "taiwa.harness.rows",
     "taiwa.harness.rundir",

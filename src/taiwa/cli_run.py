@@ -285,7 +285,11 @@ def register(app: typer.Typer, console: Console) -> None:
             shorthands["options.input_mode"] = "--input-mode"
         cfg = resolve_config(config, overrides, shorthands)
         plan = prepare(cfg, get_method(cfg.method))
-        allowed = _allowed(max_failures, len(plan.samples))
+        try:
+            allowed = _allowed(max_failures, len(plan.samples))
+        except BaseException:
+            plan.close()  # what the stages hold (a worker process) goes with the plan
+            raise
         res = execute(plan, show_progress=not quiet, overwrite=overwrite)
         print_result(console, res)
         if res.failures > allowed:

@@ -106,12 +106,26 @@ class StageFailure(Exception):
     reason and counted; later stages skip the sample)."""
 
 
+class Held(Protocol):
+    """Something a stage keeps for the whole run (a worker process, a connection): the runner
+    opens it once when the run is prepared, before the dataset is read, so that its start-up
+    overlaps the reading and validation, and closes it once when the run ends, however it
+    ends (finished, an error, Ctrl-C). ``open`` gets the dataset's path (to size itself: e.g.
+    start a worker only for a large file); ``close`` must be safe to call when ``open`` did
+    nothing or failed. A stage lists what it holds in an optional ``held`` attribute
+    (:class:`StageBase` has one, empty); the same object held by two stages is opened once."""
+
+    def open(self, data: Path) -> None: ...
+    def close(self) -> None: ...
+
+
 class Stage(Protocol[S_contra]):
     """One step of a method's pipeline; the runner calls it for every sample of every system.
 
     ``name`` keys the rows in the upstream of later stages; ``output`` is the run-directory
     file its rows go to (``None``: not written). ``attempts`` bounds the repair rounds when
-    :meth:`finish` returns :class:`Retry`.
+    :meth:`finish` returns :class:`Retry`. Optional: ``held``, the :class:`Held` resources the
+    stage keeps for the whole run.
     """
 
     name: str
@@ -143,6 +157,7 @@ class StageBase:
     output: str | None = None
     attempts: int = 1
     across_systems: bool = False
+    held: Sequence[Held] = ()
 
 
 @dataclass(frozen=True)

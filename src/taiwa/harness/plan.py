@@ -20,6 +20,7 @@ from pydantic import BaseModel
 from taiwa.errors import TaiwaError
 from taiwa.harness.collector import collector_paused
 from taiwa.harness.config import RunConfig
+from taiwa.harness.held import HeldResources
 from taiwa.harness.method import HUMAN, SYSTEM, Method, Setup, Stage
 from taiwa.harness.options import parse_options
 from taiwa.harness.rundir import default_run_dir
@@ -40,6 +41,13 @@ class Plan:
     samples: SampleSource
     stages: list[Stage[Any]]
     out: Path
+    held: HeldResources
+    """What the stages keep for the whole run, open from before the dataset was read;
+    :func:`~taiwa.harness.runner.execute` closes it (or :meth:`close`, for a plan not run)."""
+
+    def close(self) -> None:
+        """Close what the stages hold (idempotent; ``execute`` does it at the end of a run)."""
+        self.held.close()
 
 
 def _named(config: RunConfig, key: str, default: str) -> Callable[[], AbstractContextManager[None]]:
@@ -185,12 +193,18 @@ def prepare(config: RunConfig, method: Method[Any]) -> Plan:
             ModelSpec.parse(spec).check(config.model_options)
     data_path = (config.data or m.default_data()).resolve()
     chunk = chunk_size(config.concurrency if calls else None)
-    with collector_paused():  # a sample is a dozen objects: on 10,000 samples the collector's
-        # passes cost 40-60 ms before the first request, and find nothing to free
-        samples = SampleSource(lambda: m.load(data_path, options), config.limit, chunk)
-    if not len(samples):
-        raise TaiwaError(f"{data_path}: no samples to evaluate")
-    out = config.out or default_run_dir(
-        m.name, systems, data_path, _differs(config, m, options, roles, data_path)
-    )
-    return Plan(config, m, setup, systems, data_path, samples, stages, out)
+    held = HeldResources(stages)
+    held.open(data_path)  # e.g. a worker process starting while the dataset is read
+    try:
+        with collector_paused():  # a sample is a dozen objects: on 10,000 samples the
+            # collector's passes cost 40-60 ms before the first request, and find nothing
+            samples = SampleSource(lambda: m.load(data_path, options), config.limit, chunk)
+        if not len(samples):
+            raise TaiwaError(f"{data_path}: no samples to evaluate")
+        out = config.out or default_run_dir(
+            m.name, systems, data_path, _differs(config, m, options, roles, data_path)
+        )
+    except BaseException:
+        held.close()
+        raise
+    return Plan(config, m, setup, systems, data_path, samples, stages, out, held)

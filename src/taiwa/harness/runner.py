@@ -82,7 +82,17 @@ def execute(
     overwrite: bool = False,
 ) -> RunResult:
     """Run a prepared plan and write its run directory (see :class:`RunDir`: locked while the
-    run lasts, marked ``INCOMPLETE`` until ``summary.json`` is written)."""
+    run lasts, marked ``INCOMPLETE`` until ``summary.json`` is written). What the stages hold
+    for the run (:attr:`Plan.held`) is closed when it ends, however it ends."""
+    try:
+        return _execute(plan, show_progress, preloaded, overwrite)
+    finally:
+        plan.close()
+
+
+def _execute(
+    plan: Plan, show_progress: bool, preloaded: dict[str, ChatModel] | None, overwrite: bool
+) -> RunResult:
     from taiwa.models.cache import default_cache_dir
 
     cfg = plan.config
@@ -111,6 +121,7 @@ def execute(
 
                 try:
                     asyncio.run(main())
+                    plan.close()  # the stages are done: what they held goes now
                 finally:
                     # The cache's last commit and checkpoint run beside what follows.
                     closing = in_background(lambda: close_cache(cache), "taiwa-cache")

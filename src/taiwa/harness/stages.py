@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Generic, TypeVar
 
-from taiwa.harness.method import SYSTEM, Row, Sample, StageBase, Upstream
+from taiwa.harness.method import SYSTEM, Held, Row, Sample, StageBase, Upstream
 from taiwa.models.types import ChatMessage, ChatRequest, ChatResponse, GenerationParams
 
 S = TypeVar("S", bound=Sample)
@@ -39,7 +39,8 @@ class LocalStage(StageBase, Generic[S]):
     ``compute_many(samples, upstreams)``, when given, is used instead for the samples of a
     chunk a stage computes on its own (not pipelined behind a model): it yields the rows of
     ``compute`` in sample order, one as soon as it is made, and may work on several samples
-    at once (e.g. tag the next batch in another process while scoring this one)."""
+    at once (e.g. tag the next batch in another process while scoring this one). ``held``:
+    what it keeps for the whole run (:class:`~taiwa.harness.method.Held`, e.g. that process)."""
 
     def __init__(
         self,
@@ -49,8 +50,9 @@ class LocalStage(StageBase, Generic[S]):
         output: str | None = None,
         role: str | None = None,
         compute_many: Callable[[Sequence[S], Sequence[Upstream]], Iterator[Row]] | None = None,
+        held: Sequence[Held] = (),
     ) -> None:
-        super().__init__(name=name, role=role, output=output)
+        super().__init__(name=name, role=role, output=output, held=tuple(held))
         self.compute = compute
         self.compute_many = compute_many
 

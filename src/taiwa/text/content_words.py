@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Generator, Sequence
+from contextlib import closing
 from functools import cache
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from taiwa.text.tokenizer import FugashiTokenizer, MorphAnalyzer, Token, default_tokenizer
+
+if TYPE_CHECKING:
+    from taiwa.text.tagging_worker import TaggingWorker
 
 T = TypeVar("T")
 
@@ -105,11 +109,9 @@ def content_many(
 
 
 WORKER_MIN_TEXTS = 8_192
-"""Texts from which :func:`content_blocks` tags in a worker process: below, its start-up
-(a fresh interpreter loading the dictionary, about 0.1 s of the other core) is not repaid."""
-
-HEAD_BLOCKS = 2
-"""Blocks :func:`content_blocks` tags in-process while the worker starts."""
+"""Texts from which :func:`content_blocks` starts a worker process of its own when it is handed
+none: below, its start-up (a fresh interpreter loading the dictionary, about 0.1 s of the
+other core) is not repaid."""
 
 
 def content_blocks(
@@ -117,32 +119,35 @@ def content_blocks(
     fn: Callable[[Token], T | None],
     *,
     analyzer: MorphAnalyzer | None = None,
+    worker: TaggingWorker | None = None,
     worker_min_texts: int | None = None,
 ) -> Generator[list[list[T]], None, None]:
     """:func:`content_many` of each block of texts, in order. With the default analyzer (a plain
-    :class:`~taiwa.text.tokenizer.FugashiTokenizer`), at least ``worker_min_texts`` texts
-    (default :data:`WORKER_MIN_TEXTS`) and more than :data:`HEAD_BLOCKS` blocks, MeCab runs in
-    a second process (:class:`~taiwa.text.tagging_worker.TaggingWorker`) a block ahead of the
-    caller, which tags the first blocks itself while the worker starts; the results are the
-    same (the worker returns MeCab's lines, made into ``fn``'s results here, through the same
-    per-line caches). The worker is stopped when the iterator ends or is closed."""
+    :class:`~taiwa.text.tokenizer.FugashiTokenizer`), MeCab's work is shared with a second
+    process (:meth:`~taiwa.text.tagging_worker.TaggingWorker.share`: it tags blocks from the
+    front, this process from the back whenever it would wait): ``worker`` when one is handed in
+    (a run's, :class:`~taiwa.text.tagging_worker.RunTagger`), else one started for these blocks
+    from ``worker_min_texts`` texts (default :data:`WORKER_MIN_TEXTS`) and stopped when the
+    iterator ends or is closed. The results are the same either way (the worker returns
+    MeCab's lines, made into ``fn``'s results here, through the same per-line caches)."""
     tok = analyzer or default_tokenizer()
-    if (
-        type(tok) is not FugashiTokenizer  # a subclass may tag its own way
-        or len(blocks) <= HEAD_BLOCKS
-        or sum(map(len, blocks))
-        < (WORKER_MIN_TEXTS if worker_min_texts is None else worker_min_texts)
-    ):
-        for block in blocks:
-            yield content_many(block, fn, analyzer=tok)
+    if type(tok) is not FugashiTokenizer or len(blocks) < 2:  # a subclass may tag its own way;
+        # one block: nothing to tag beside it
+        yield from (content_many(block, fn, analyzer=tok) for block in blocks)
+        return
+    texts = [list(b) for b in blocks]
+    if worker is not None and worker.pos1 == CONTENT_POS and worker.normalize == tok.normalize:
+        with closing(worker.share(texts)) as shared:  # leaving early stops the worker
+            for lines in shared:
+                yield tok.map_found(lines, fn)
+        return
+    if sum(map(len, blocks)) < (WORKER_MIN_TEXTS if worker_min_texts is None else worker_min_texts):
+        yield from (content_many(block, fn, analyzer=tok) for block in blocks)
         return
     from taiwa.text.tagging_worker import TaggingWorker
 
-    with TaggingWorker(CONTENT_POS, tok.normalize) as worker:
-        tagged = worker.tag([list(b) for b in blocks[HEAD_BLOCKS:]])
-        for block in blocks[:HEAD_BLOCKS]:
-            yield content_many(block, fn, analyzer=tok)
-        for lines in tagged:
+    with TaggingWorker(CONTENT_POS, tok.normalize) as own, closing(own.share(texts)) as shared:
+        for lines in shared:
             yield tok.map_found(lines, fn)
 
 

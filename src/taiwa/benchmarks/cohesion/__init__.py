@@ -58,6 +58,12 @@ class CohesionOptions(BaseModel):
     _split = field_validator("conditions", "human_systems", mode="before")(comma_list)
 
 
+WORKER_MIN_BYTES = 800_000
+"""Dataset files from which a run tags in a second process (started before the file is read):
+about 8,000 utterances at ~100 bytes each in JSONL (the bundled sample: 128), where
+:data:`taiwa.text.content_words.WORKER_MIN_TEXTS` puts the break-even."""
+
+
 class CohesionMethod:
     name = "cohesion"
     seed = "003"
@@ -83,11 +89,15 @@ class CohesionMethod:
     def stages(self, setup: Setup) -> list[Stage[Any]]:
         from taiwa.benchmarks.cohesion.scoring import iter_scored
         from taiwa.harness.stages import LocalStage
+        from taiwa.text.content_words import CONTENT_POS
+        from taiwa.text.tagging_worker import RunTagger
         from taiwa.text.tokenizer import default_tokenizer
 
         o: CohesionOptions = setup.options
         resource = _resource(o.resource)
         analyzer = default_tokenizer()
+        # MeCab's second process, for the whole run: it starts while the file is read
+        tagger = RunTagger(CONTENT_POS, analyzer.normalize, min_bytes=WORKER_MIN_BYTES)
 
         def score_many(dialogues: Sequence[Dialogue], upstream: Any) -> Iterator[dict[str, Any]]:
             return iter_scored(
@@ -97,12 +107,17 @@ class CohesionMethod:
                 strict=o.strict,
                 conditions=o.conditions,
                 analyzer=analyzer,
+                worker=tagger.worker,
             )
 
         def score(dialogue: Dialogue, upstream: Any) -> dict[str, Any]:
             return next(score_many([dialogue], upstream))  # the rows of score_dialogue
 
-        return [LocalStage("score", score, output="scores.jsonl", compute_many=score_many)]
+        return [
+            LocalStage(
+                "score", score, output="scores.jsonl", compute_many=score_many, held=[tagger]
+            )
+        ]
 
     def compared(self, options: CohesionOptions) -> list[ComparedMetric]:
         """Nothing: each dialogue is scored for the one agent it was collected with (the

@@ -15,9 +15,11 @@ resamples are those :func:`taiwa.metrics.stats.bootstrap_ci` and
 
 from __future__ import annotations
 
+import os
 from collections.abc import Collection, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from rich.progress import Progress
@@ -29,6 +31,9 @@ from taiwa.resources.association import AssociationResource, Word
 from taiwa.schema import Dialogue
 from taiwa.text.content_words import content_blocks, content_many, is_content
 from taiwa.text.tokenizer import MorphAnalyzer, Token, default_tokenizer
+
+if TYPE_CHECKING:
+    from taiwa.text.tagging_worker import TaggingWorker
 
 MAX_PAIRS = 5
 """Links listed per utterance (the evidence of its conditions, in the order a, b, c)."""
@@ -121,18 +126,20 @@ def iter_scored(
     strict: bool = False,
     conditions: Collection[str] = CONDITIONS,
     analyzer: MorphAnalyzer | None = None,
+    worker: TaggingWorker | None = None,
     worker_min_texts: int | None = None,
 ) -> Iterator[dict[str, Any]]:
     """:func:`score_dialogue` of each dialogue, in order, a block of :data:`BLOCK` at a time
-    (the block's texts analysed together, then scored). From ``worker_min_texts`` utterances
-    (default :data:`taiwa.text.content_words.WORKER_MIN_TEXTS`) the default analyzer tags the
-    next block in a second process while this one scores
+    (the block's texts analysed together, then scored). With the default analyzer, MeCab's
+    work is shared with a second process while this one scores: ``worker`` (a run's), or from
+    ``worker_min_texts`` utterances (default
+    :data:`taiwa.text.content_words.WORKER_MIN_TEXTS`) one started for these dialogues
     (:func:`taiwa.text.content_words.content_blocks`; the same rows)."""
     check_conditions(conditions)
     blocks = [dialogues[start : start + BLOCK] for start in range(0, len(dialogues), BLOCK)]
     texts = [[u.text for dlg in block for u in dlg.utterances] for block in blocks]
     tagged = content_blocks(
-        texts, _content_word, analyzer=analyzer, worker_min_texts=worker_min_texts
+        texts, _content_word, analyzer=analyzer, worker=worker, worker_min_texts=worker_min_texts
     )
     with closing(tagged):  # stops the worker when the caller stops early
         for block, words in zip(blocks, tagged, strict=True):
@@ -309,10 +316,6 @@ def pearson(x: Sequence[float], y: Sequence[float], *, seed: int = 0) -> dict[st
     return {"r": c.r, "p": c.p, "n": c.n, "ci_low": c.low, "ci_high": c.high}
 
 
-def _unique(items: Iterable[str]) -> list[str]:
-    return list(dict.fromkeys(items))
-
-
 def summarize(
     rows: Iterable[dict[str, Any]],
     *,
@@ -357,14 +360,17 @@ def summarize(
     share = cohesive / np.where(counts > 0, counts, 1)
     lab_share = per(_COHESIVE, _LABELLED) / np.where(labelled > 0, labelled, 1)
     lab_rate = per(_CORRECT, _LABELLED) / np.where(labelled > 0, labelled, 1)
-    order = _unique(s for s, c in zip(system_names, per_dialogue, strict=True) if c)
+    order = list(dict.fromkeys(s for s, c in zip(system_names, per_dialogue, strict=True) if c))
     position = {s: k for k, s in enumerate(order)}
     system_of_row = np.array([position.get(s, -1) for s in system_names], dtype=np.int64)
     system_of_code = np.repeat(system_of_row, counts)
     systems: dict[str, Any] = {}
-    for k, system in enumerate(order):
+    # the systems' resamples on threads (NumPy draws and sums without the GIL; a core is free)
+    with ThreadPoolExecutor(max(1, min(len(order), os.cpu_count() or 1))) as pool:
+        entries = list(pool.map(_shares, [code[system_of_code == k] for k in range(len(order))],
+                                [seed] * len(order)))  # fmt: skip
+    for k, (system, entry) in enumerate(zip(order, entries, strict=True)):
         in_system = system_of_row == k
-        entry = _shares(code[system_of_code == k], seed)
         shares = share[in_system & (counts > 0)]
         systems[system] = {
             "cohesive_share": entry.pop("cohesive_share"),
@@ -380,7 +386,9 @@ def summarize(
     }
     with_labels = np.flatnonzero(labelled > 0)
     points = [(system_names[i], float(lab_share[i]), float(lab_rate[i])) for i in with_labels]
-    excluded = _unique([human_systems] if isinstance(human_systems, str) else human_systems)
+    excluded = list(
+        dict.fromkeys([human_systems] if isinstance(human_systems, str) else human_systems)
+    )
     agents_only = [p for p in points if p[0] not in set(excluded)]
     for key, pts in (("all", points), ("agents_only", agents_only)):
         if len(pts) >= 3:
