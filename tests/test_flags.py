@@ -169,3 +169,20 @@ def test_a_mean_of_stand_ins_only_is_flagged() -> None:
     assert flags.all_imputed(2, 3, "single", "x") is None
     f = flags.all_imputed(3, 3, "single", "the lowest rating")
     assert f is not None and f.code == "all-imputed" and "(n=3)" in f.text
+
+
+def test_intent_accuracy_from_unparseable_answers_only_is_flagged(tmp_path: Path) -> None:
+    """A system whose every answer names no option scores 0 by the scoring rule, not by
+    reading the intent wrongly: its accuracy is flagged all-imputed; a guesser's is not."""
+    out = tmp_path / "run"
+    r = taiwa(
+        "run", "intent", "-m", "builtin:fixed", "-m", "builtin:random", "--limit", "12",
+        "--out", str(out), "--no-cache", "-q",
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    systems = json.loads((out / "summary.json").read_text("utf-8"))["systems"]
+    fixed = {(f["on"], f["code"]) for f in systems["builtin:fixed"]["flags"]}
+    assert ("accuracy", "all-imputed") in fixed and systems["builtin:fixed"]["unparseable"] == 12
+    guesser = {f["code"] for f in systems["builtin:random"].get("flags", ())}
+    assert "all-imputed" not in guesser
+    assert "every value (n=12) is an answer naming no single option" in " ".join(r.stdout.split())

@@ -270,3 +270,14 @@ def test_long_names_still_fit_80_columns() -> None:
     lines = console.export_text().splitlines()
     assert max(len(line) for line in lines) <= 80
     assert len(block["rows"]) == 6
+
+
+def test_no_item_differing_gives_no_minimum_detectable_difference() -> None:
+    """Two systems equal on every item (both wrong throughout): the SD of the differences is
+    estimated as 0, and 2.80 · 0 / √n = 0 would read "this n detects any difference"; the MDD
+    is NaN (shown "–") instead. With differences it is the usual 2.80 · sd / √n."""
+    same = paired_difference([0.0] * 3, [0.0] * 3)
+    assert math.isnan(same.mdd) and same.sd == 0.0
+    assert math.isnan(minimum_detectable(0.0)) and math.isnan(minimum_detectable(float("nan")))
+    moved = paired_difference([1.0, 0.0, 1.0, 1.0], [0.0, 0.0, 1.0, 0.0])
+    assert moved.mdd == pytest.approx(2.8016 * moved.sd / 2, rel=1e-4)

@@ -53,8 +53,7 @@ _BLOCK_DRAW = 1_000_000
 """Random indices or signs handled at a time (bounded memory for any n)."""
 
 _SIGN_STREAM = 27
-"""The sign flips come from ``default_rng((seed, 27))``, a stream of their own, so the
-bootstrap's draws stay those of ``bootstrap_ci(…, seed=seed)``."""
+"""Sign flips draw from ``default_rng((seed, 27))``: the bootstrap's draws stay bootstrap_ci's."""
 
 
 @dataclass(frozen=True)
@@ -123,9 +122,10 @@ def minimum_detectable(se: float, alpha: float = ALPHA, power: float = POWER) ->
 
     For an item mean ``se = sd(a − b) / √n`` (normal approximation of the paired test), so a
     non-significant difference with an MDD far above it reads "n too small", one with a small
-    MDD "really similar". It is stated at the nominal α, before any multiplicity correction."""
+    MDD "really similar". It is stated at the nominal α, before any multiplicity correction,
+    and is NaN when ``se`` is 0 (no item differs: a variance estimated as 0 says nothing)."""
     z = NormalDist()
-    return (z.inv_cdf(1 - alpha / 2) + z.inv_cdf(power)) * se
+    return (z.inv_cdf(1 - alpha / 2) + z.inv_cdf(power)) * se if se > 0 else float("nan")
 
 
 _COUNT_BLOCK = 100_000
@@ -235,7 +235,7 @@ def difference_tests(
             percentile_estimate(float(means[j]), stats[:, j], n, confidence),
             float(p[j]),
             test,
-            minimum_detectable(float(sd[j]) / math.sqrt(n)) if n > 1 else float("nan"),
+            minimum_detectable(float(sd[j]) / math.sqrt(n)),  # NaN for n = 1: sd is NaN
             float(sd[j]),
             counts[j],
         )

@@ -117,6 +117,7 @@ class IntentMethod:
         ]
 
     def aggregate(self, samples: Iterable[Any], results: Results, setup: Setup) -> Summary:
+        from taiwa import flags
         from taiwa.benchmarks.intent.dataset import dependent_groups
         from taiwa.benchmarks.intent.scoring import accuracy_block, distribution_block
         from taiwa.benchmarks.intent.stability import stability
@@ -135,8 +136,11 @@ class IntentMethod:
             dependent = {i: g in dependent_set for i, g in groups.items()}
         systems: dict[str, dict[str, Any]] = {}
         for s in results.systems:
-            systems[s] = accuracy_block(results.ok("score", s), dependent, setup.seed)
-            systems[s]["answers"] = distribution_block(results.ok("score", s), k, systems[s])
+            systems[s] = block = accuracy_block(results.ok("score", s), dependent, setup.seed)
+            block["answers"] = distribution_block(results.ok("score", s), k, block)
+            n = block["accuracy"]["n"]
+            what = "an answer naming no single option, scored wrong"
+            flags.add(block, flags.all_imputed(block["unparseable"], n, "accuracy", what))
             correct = [bool(r["correct"]) for r in results.ok("score", s)]
             if correct:
                 st = stability(
