@@ -364,3 +364,51 @@ def test_a_system_with_one_short_reply_is_flagged_not_a_traceback(tmp_path: Path
     assert on["distinct2"] == "nothing-counted"
     assert block["distinct2"]["value"] == 0.0 and block["distinct2"]["ci_low"] is None
     assert block["identical_replies"]["share"] == 1.0
+
+
+LONG_REPLIES = [
+    "そうなんですね。実は私も似たようなことがあって、最初はどうしたらいいのか全然わからなかった"
+    "のですが、少しずつ慣れていきました。",
+    "いいですね！週末に時間があるなら、近くの公園を散歩してみるのもおすすめです。季節の花が咲いて"
+    "いて、気分転換にぴったりだと思います。",
+    "なるほど、それは大変でしたね。無理をしすぎると体調を崩してしまうので、今日は早めに休んで、"
+    "明日また考えてみてはどうでしょうか。",
+    "ありがとうございます。そう言ってもらえるとうれしいです。これからもいろいろな話を聞かせて"
+    "もらえたら、もっと楽しくなりそうですね。",
+]
+
+
+def test_replies_longer_than_the_taggers_validation_set_are_flagged(tmp_path: Path) -> None:
+    """An LLM-like system answering in paragraphs (50+ characters) is tagged by a classifier
+    validated on chat utterances of at most 39 characters: its DAE and DAMI (raw and, through
+    the table, corrected) carry the beyond-validation flag; a system of short replies does not."""
+    contexts = sample_path("da_distribution/contexts.jsonl")
+    ids = [it.id for it in iter_contexts(contexts, CHITCHAT11)][:20]
+    long_file, short_file = tmp_path / "long.jsonl", tmp_path / "short.jsonl"
+    long_file.write_text(
+        "".join(
+            json.dumps({"id": i, "text": LONG_REPLIES[k % 4]}, ensure_ascii=False) + "\n"
+            for k, i in enumerate(ids)
+        ),
+        "utf-8",
+    )
+    short = ["うん、わかる。", "へー、そうなんだ", "いいね！", "それ行ってみたい"]
+    short_file.write_text(
+        "".join(
+            json.dumps({"id": i, "text": short[k % 4]}, ensure_ascii=False) + "\n"
+            for k, i in enumerate(ids)
+        ),
+        "utf-8",
+    )
+    out = tmp_path / "run"
+    r = taiwa(
+        "run", "da-distribution", "-m", f"replay:{long_file}", "-m", f"replay:{short_file}",
+        "--limit", "20", "--out", str(out), "--no-cache", "-q",
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    systems = json.loads((out / "summary.json").read_text("utf-8"))["systems"]
+    on_long = {(f["on"], f["code"]) for f in systems[f"replay:{long_file}"]["flags"]}
+    assert {("dae", "beyond-validation"), ("dami", "beyond-validation")} <= on_long
+    on_short = {f["code"] for f in systems[f"replay:{short_file}"].get("flags", ())}
+    assert "beyond-validation" not in on_short
+    assert "20 of 20 replies are longer than the longest utterance" in " ".join(r.stdout.split())

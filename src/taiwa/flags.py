@@ -227,6 +227,27 @@ def plug_in_flags(row: Mapping[str, Any], floors: Mapping[str, int]) -> list[Fla
     return out
 
 
+def beyond_validation(
+    lengths: Sequence[int], validated: Sequence[int], on: str, instrument: str
+) -> Flag | None:
+    """Half or more of :data:`MIN_N` texts or more are longer than the longest text
+    ``instrument`` was validated on: its validation figures (and a correction built on them)
+    say nothing of how it reads these (e.g. a tagger checked on chat utterances of up to 40
+    characters, given an LLM's paragraphs)."""
+    if len(lengths) < MIN_N or not validated:
+        return None
+    longest = max(validated)
+    k = sum(x > longest for x in lengths)
+    if k / len(lengths) < IDENTICAL_SHARE:
+        return None
+    return Flag(
+        "beyond-validation",
+        on,
+        f"{k} of {len(lengths)} replies are longer than the longest utterance {instrument} was "
+        f"validated on ({longest} characters): its validation does not describe these tags",
+    )
+
+
 def identical_replies(
     texts: Iterable[str], on: str = "replies"
 ) -> tuple[dict[str, Any], Flag | None]:

@@ -247,6 +247,8 @@ class DADistributionMethod:
         validation = run_validation(setup.roles["tagger"], o)
         gold = [HUMAN] if o.human_acts == "labels" else []
         notes += add_corrected(systems, across, c, labels, validation, setup.seed, gold)
+        if validation is not None:
+            s.validation_range_flags(systems, texts, validation.lengths, gold)
         if HUMAN in systems and o.human_acts == "tagger":
             reply_acts = {i: it.reply_act for i, it in enumerate(samples) if it.reply_act}
             agreement = s.human_label_agreement(c, reply_acts, setup.seed)

@@ -48,11 +48,13 @@ _NEEDS_REPORT = (
 
 @dataclass(frozen=True)
 class Validation:
-    """The gold set a tagger was checked on: its name and ``k × k`` confusion counts (rows
-    gold, columns predicted, in the taxonomy's act order)."""
+    """The gold set a tagger was checked on: its name, ``k × k`` confusion counts (rows
+    gold, columns predicted, in the taxonomy's act order) and the length in characters of
+    each utterance it tagged (empty when only a report's counts are known)."""
 
     name: str
     confusion: np.ndarray
+    lengths: tuple[int, ...] = ()
 
     def block(self) -> dict[str, Any]:
         total = int(self.confusion.sum())
@@ -160,7 +162,8 @@ def load_validation(
     else:
         return None
     predicted = tag_many([e.context for e in examples], [e.reply for e in examples])
-    return Validation(name, confusion_counts([e.act for e in examples], predicted, labels))
+    counts = confusion_counts([e.act for e in examples], predicted, labels)
+    return Validation(name, counts, tuple(len(e.reply) for e in examples))
 
 
 def run_validation(spec: str, options: Any) -> Validation | None:

@@ -224,6 +224,26 @@ def bias_flags(
             flags.add(b, flag, flags.Flag(flag.code, "dami", flag.text))
 
 
+def validation_range_flags(
+    blocks: Mapping[str, MutableMapping[str, Any]],
+    texts: Mapping[str, Sequence[str]],
+    validated: Sequence[int],
+    labelled: Sequence[str] = (),
+) -> None:
+    """Flag DAE and DAMI of a system whose replies are mostly longer than every utterance of
+    the tagger's validation set (``validated``: their lengths; see
+    :func:`taiwa.flags.beyond_validation`): the tagger's accuracy there, and the correction
+    through its confusion, do not carry over (not for the ``labelled`` systems, whose acts
+    are gold labels)."""
+    for s, b in blocks.items():
+        if s in labelled or s not in texts:
+            continue
+        lengths = [len(t) for t in texts[s]]
+        flag = flags.beyond_validation(lengths, validated, "dae", "the tagger")
+        if flag is not None:
+            flags.add(b, flag, flags.Flag(flag.code, "dami", flag.text))
+
+
 def untagged_notes(blocks: Mapping[str, Mapping[str, Any]]) -> list[str]:
     return [
         f"{s}: {sum(b['untagged'].values())} repl(ies) untagged "
