@@ -184,6 +184,11 @@ def test_leaderboard_joins_runs(runs: dict[str, Path], tmp_path: Path) -> None:
     assert da.count(str(runs["da-response"])) == 1 and da.count(str(runs["da-response-2"])) == 1
     for method in ("prompts", "chitchat", "da-distribution", "cohesion", "intent"):
         assert f"## {method}" in md
+    # a flagged cell is explained under its table (the fixture's runs have small n)
+    for section in md.split("\n## ")[1:]:
+        if any("⚑" in line for line in section.splitlines() if line.startswith("| ")):
+            assert "⚑: the number is flagged in its run's summary" in section
+    assert "⚑: the number is flagged in its run's summary" in md and "⚑:" in html
 
 
 ARTIFACTS = Path(__file__).parent / "artifacts"

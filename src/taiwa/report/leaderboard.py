@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from taiwa.flags import MARK
 from taiwa.report.html import esc, join, tag
 from taiwa.report.leaderboard_vs import add_vs_baseline
 from taiwa.report.page import CSS
@@ -32,6 +33,11 @@ from taiwa.report.section import Html
 
 if TYPE_CHECKING:
     from taiwa.harness.method import Method
+
+FLAG_LEGEND = (
+    f"{MARK}: the number is flagged in its run's summary (fewer than 10 items, one option for "
+    "every answer, no pair judged ...): `taiwa report RUN` lists why"
+)
 
 SORT_JS = """
 document.querySelectorAll("table.sortable").forEach(t=>{
@@ -66,7 +72,9 @@ def headline_tables(
     for (name, _), tds in groups.items():
         joined = join_tables([str(r.path) for r, _ in tds], [td for _, td in tds])
         note = item_sets_note([r for r, _ in tds])
-        joined.caption = "\n".join(x for x in (note, joined.caption) if x)
+        flagged = any(MARK in str(getattr(c, "plain", c)) for row in joined.rows for c in row)
+        legend = FLAG_LEGEND if flagged else ""
+        joined.caption = "\n".join(x for x in (note, joined.caption, legend) if x)
         if not note:  # the same items: paired differences against a baseline
             lead = len(joined.headers) - len(tds[0][1].headers)
             add_vs_baseline(joined, [r for r, _ in tds], methods, lead, baseline)
