@@ -62,28 +62,42 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_SESSION_KEY] = session
 
 
-FIRST = "test_readme_commands.py::test_all_runnable_readme_commands_run_verbatim_in_order"
-"""The longest test (every README command, the demo LLM's included): started first."""
+CHAIN = (
+    "test_cli.py::test_demo_prints_tables",
+    "test_readme_commands.py::test_all_runnable_readme_commands_run_verbatim_in_order",
+)
+"""The longest tests, started first, in this order on one worker: ``taiwa demo`` (the demo LLM
+on every method, cold), then the README walk, whose demo-LLM commands ask what the demo asked
+(the demo runs with ``taiwa run``'s defaults) and are answered from the session's cache, as a
+user's are after ``make demo``."""
+
+
+def _chain_rank(item: pytest.Item) -> int:
+    return next((k for k, name in enumerate(CHAIN) if item.nodeid.endswith(name)), len(CHAIN))
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The ``slow`` tests (real LLM, Spark, speech: up to minutes each) are dealt round-robin
-    to the heads of the workers' shares, the longest (:data:`FIRST`) to the first: xdist's
-    ``worksteal`` hands worker k the k-th contiguous share of the collection and steals from
-    the tails, so every worker starts on its slow tests, and no minute-long test is left to
-    start last while a core sits idle. Runs in each worker (the controller collects nothing);
-    serially it only moves the slow tests first."""
+    """The ``slow`` tests (real LLM, Spark, speech: up to minutes each) go to the heads of the
+    workers' shares: :data:`CHAIN` in order to the first worker, the others dealt round-robin
+    to the other workers: xdist's ``worksteal`` hands worker k the k-th contiguous share of the
+    collection and steals from the tails, so every worker starts on its slow tests, the chain
+    stays on one worker in order, and no minute-long test is left to start last while a core
+    sits idle. Runs in each worker (the controller collects nothing); serially it only moves
+    the slow tests first, the chain at the head."""
     workers = max(1, int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))
-    slow = sorted(
-        (i for i in items if i.get_closest_marker("slow") is not None),
-        key=lambda i: not i.nodeid.endswith(FIRST),
-    )
+    slow = [i for i in items if i.get_closest_marker("slow") is not None]
+    chain = sorted((i for i in slow if _chain_rank(i) < len(CHAIN)), key=_chain_rank)
+    others = [i for i in slow if _chain_rank(i) == len(CHAIN)]
+    heads: list[list[pytest.Item]] = [[] for _ in range(workers)]
+    heads[0] += chain
+    for k, item in enumerate(others):  # the chain is the longest share: the others elsewhere
+        heads[1 + k % (workers - 1) if workers > 1 else 0].append(item)
     rest = [i for i in items if i.get_closest_marker("slow") is None]
     ordered: list[pytest.Item] = []
     left = len(items)
     for k in range(workers):
         share = left // (workers - k)  # what worksteal sends the k-th worker
-        head = slow[k::workers]
+        head = heads[k]
         take = max(0, share - len(head))
         ordered += head + rest[:take]
         rest = rest[take:]

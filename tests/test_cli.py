@@ -128,8 +128,9 @@ def test_usage_error_exits_2() -> None:
 
 
 @pytest.mark.slow  # the demo LLM on every method (taiwa demo)
+@pytest.mark.timeout(3600)  # about 4 min of one core: over 900 s on a machine at load 7
 def test_demo_prints_tables(tmp_path: Path) -> None:
-    r = taiwa("demo", "--out", str(tmp_path))
+    r = taiwa("demo", "--out", str(tmp_path), timeout=3600)
     assert r.returncode == 0, r.stderr
     titles = ("da-response", "da-distribution", "ROUGE", "Table 1", "Representative examples")
     for title in (*titles, "cohesion", "Pearson r"):

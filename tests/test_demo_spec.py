@@ -106,3 +106,37 @@ def test_one_run_prints_its_note_from_the_outcome(tmp_path: Path) -> None:
     text = console.export_text()
     # show="result": the tables, then where the run went (as `taiwa run` prints), then the note
     assert text.index("prompts") < text.index(f"{tmp_path / 'noted'}") < text.index("note on")
+
+
+@pytest.mark.parametrize("name", ["da-response", "da-distribution", "intent"])
+def test_the_readme_demo_llm_commands_ask_what_the_demo_asked(name: str, tmp_path: Path) -> None:
+    """The README's ``taiwa run NAME ... demo ... --limit N`` commands ask the demo LLM for
+    replies the demo's own run of NAME already got: the same bundled data, ``taiwa run``'s
+    generation defaults, and at least N items. So after ``make demo`` they are answered from
+    the cache, and the README walk (tests/test_readme_commands.py, run after the demo test on
+    the same worker) computes none of them again."""
+    import re
+
+    from taiwa.harness.config import RunConfig
+    from test_readme_commands import COMMANDS, DEMO_LLM, reason_not_run
+
+    method = get_method(name)
+    [cfg] = [
+        cfg
+        for step in method.demo().steps
+        for r in step.runs
+        if "demo" in (cfg := run_config(name, r, tmp_path)).models
+    ]
+    defaults = RunConfig(method=name)
+    assert cfg.data is None and cfg.params == defaults.params and cfg.limit is not None
+    readme = [
+        c
+        for c in COMMANDS
+        if c.startswith(f"taiwa run {name} ") and DEMO_LLM.search(c) and reason_not_run(c) is None
+    ]
+    assert readme, f"no README command runs {name} with the demo LLM"
+    for command in readme:
+        flags = set(re.findall(r"--[a-z-]+|-o\b", command))
+        assert flags <= {"--model", "--models", "--limit", "--baseline"}, command
+        limit = re.search(r"--limit (\d+)", command)
+        assert limit is not None and int(limit.group(1)) <= cfg.limit, command

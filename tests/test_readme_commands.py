@@ -160,25 +160,30 @@ def test_every_readme_command_is_run_or_listed() -> None:
     assert "taiwa run cohesion" in run and "taiwa list" in run
 
 
-def _run_in_order(tmp: Path, commands: list[str]) -> None:
-    """``commands`` through the real CLI in one fresh directory, with a fresh response cache
-    (every reply computed as on a new machine). Only content-keyed files are the session's:
-    the joined, checked model files (``models/``, as conftest.py shares them; joining and
-    hashing the demo GGUF again tests nothing new: tests/test_llama_backend.py checks the join)
-    and the fitted char-n-gram baseline (``taggers/``: the session fits it once, in whichever
-    `taiwa validate tagger` comes first)."""
+def _run_in_order(tmp: Path, commands: list[str], *, fresh_cache: bool) -> None:
+    """``commands`` through the real CLI in one fresh directory.
+
+    ``fresh_cache``: with a fresh response cache (every reply computed as on a new machine).
+    Only content-keyed files are the session's: the joined, checked model files (``models/``,
+    as conftest.py shares them; joining and hashing the demo GGUF again tests nothing new:
+    tests/test_llama_backend.py checks the join) and the fitted char-n-gram baseline
+    (``taggers/``: the session fits it once, in whichever `taiwa validate tagger` comes first).
+    Otherwise the session's cache (``TAIWA_CACHE_DIR``, as conftest.py sets it)."""
     from taiwa.models.cache import default_cache_dir
 
-    (tmp / "cache").mkdir()
-    for shared in ("models", "taggers"):
-        (default_cache_dir() / shared).mkdir(exist_ok=True)
-        (tmp / "cache" / shared).symlink_to(
-            (default_cache_dir() / shared).resolve(), target_is_directory=True
-        )
+    cache = default_cache_dir()
+    if fresh_cache:
+        (tmp / "cache").mkdir()
+        for shared in ("models", "taggers"):
+            (default_cache_dir() / shared).mkdir(exist_ok=True)
+            (tmp / "cache" / shared).symlink_to(
+                (default_cache_dir() / shared).resolve(), target_is_directory=True
+            )
+        cache = tmp / "cache"
     env = {
         **os.environ,
         "COLUMNS": "80",
-        "TAIWA_CACHE_DIR": str(tmp / "cache"),
+        "TAIWA_CACHE_DIR": str(cache),
         "PYTHONPATH": os.pathsep.join(
             p
             for p in (
@@ -210,7 +215,7 @@ def test_offline_readme_commands_run_verbatim_in_order(tmp_path: Path) -> None:
     next: issue 24 point 6)."""
     commands = [c for c in COMMANDS if reason_not_run(c) is None and not DEMO_LLM.search(c)]
     assert len(commands) >= 8
-    _run_in_order(tmp_path, commands)
+    _run_in_order(tmp_path, commands, fresh_cache=True)
     runs = sorted(
         p.parent.relative_to(tmp_path / "fresh").as_posix()
         for p in (tmp_path / "fresh").rglob("summary.json")
@@ -225,7 +230,11 @@ def test_offline_readme_commands_run_verbatim_in_order(tmp_path: Path) -> None:
 @pytest.mark.timeout(7200)  # the demo LLM on every bundled set (its replies cached once)
 def test_all_runnable_readme_commands_run_verbatim_in_order(tmp_path: Path) -> None:
     """Every runnable README command, those calling the embedded demo LLM included, in the
-    README's order in one fresh directory (slow on a small CPU: the demo LLM)."""
+    README's order in one fresh directory, with the session's response cache: conftest.py
+    runs this test right after `taiwa demo`'s (tests/test_cli.py), on the same worker, so the
+    demo-LLM requests the demo made cold (its da-response, da-distribution and intent runs use
+    `taiwa run`'s defaults and the README's items) are answered from the cache, as a user's
+    are after `make demo`; the others (chitchat) are computed here."""
     commands = [c for c in COMMANDS if reason_not_run(c) is None]
     assert sum(bool(DEMO_LLM.search(c)) for c in commands) >= 5
-    _run_in_order(tmp_path, commands)
+    _run_in_order(tmp_path, commands, fresh_cache=False)

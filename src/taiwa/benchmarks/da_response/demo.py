@@ -11,7 +11,9 @@ from pathlib import Path
 from taiwa.harness.demo_spec import Demo, DemoRun, DemoStep, Lines, RunOutcome
 
 DEMO_LLM_ITEMS = 12
-"""Items answered by the demo LLM (about 3 s each on 2 cores)."""
+"""Items answered by the demo LLM (about 3 s each on 2 cores), with ``taiwa run``'s defaults
+(its replies end on their own, under 100 characters): the README's ``taiwa run da-response
+--model demo --limit 10`` asks the same first 10 and is answered from the demo's cache."""
 AUDIO_ITEMS = 10
 """Items heard by the cascade in audio mode (ASR about 1 s, then the demo LLM, each)."""
 CASCADE = "cascade:whisper-base+demo"
@@ -94,7 +96,6 @@ def demo(data: Path) -> Demo:
             f"da-response/{model.replace(':', '_')}",
             systems=(model,),
             limit=limit,
-            max_tokens=160,
             show="nothing",
         )
         for model, limit in TEXT_SYSTEMS
