@@ -271,3 +271,18 @@ def test_command_lists_show_each_summary_unbroken() -> None:
         for info in group.registered_commands:
             summary = " ".join((info.help or info.callback.__doc__ or "").split("\n\n")[0].split())
             assert any(summary in line for line in shown.splitlines()), (prefix, info.name)
+
+
+def test_score_marks_estimates_from_a_handful_of_items(tmp_path: Path) -> None:
+    """`taiwa score` on 3 pairs: each CI cell is marked ⚑ and a note says why (fewer than 10
+    items); on the 40 bundled pairs nothing is marked."""
+    pred, ref = sample_path("rouge/pred.jsonl"), sample_path("rouge/ref.jsonl")
+    few_pred, few_ref = tmp_path / "pred.jsonl", tmp_path / "ref.jsonl"
+    for src, dst in ((pred, few_pred), (ref, few_ref)):
+        dst.write_text("".join(src.read_text("utf-8").splitlines(True)[:3]), "utf-8")
+    r = taiwa("score", "rouge", "--pred", str(few_pred), "--ref", str(few_ref))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.count("⚑") == 3
+    assert "rouge1, rouge2, rougeL: n=3, below 10" in " ".join(r.stderr.split())
+    r = taiwa("score", "rouge", "--pred", str(pred), "--ref", str(ref))
+    assert r.returncode == 0 and "⚑" not in r.stdout + r.stderr

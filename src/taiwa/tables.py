@@ -72,7 +72,8 @@ def _ci(d: dict[str, Any], digits: int = 3) -> str:
     if v is None or v != v:  # NaN
         return "–"
     lo, hi = _bound(d.get("ci_low"), digits), _bound(d.get("ci_high"), digits)
-    return f"{v:.{digits}f} [{lo}, {hi}]"
+    cell = f"{v:.{digits}f} [{lo}, {hi}]"
+    return marked(cell) if "n" in d and too_few(d) else cell
 
 
 def da_sequence_table(res: FileScores, title: str, metrics: tuple[str, ...]) -> Table:
@@ -92,7 +93,8 @@ def da_sequence_table(res: FileScores, title: str, metrics: tuple[str, ...]) -> 
     for key, label in rows:
         d = res.summary[key]
         ci = f"[{_bound(d['ci_low'], 3)}, {_bound(d['ci_high'], 3)}]"
-        t.add_row(label, str(d["n"]), f"{d['value']:.3f}", ci, f"{d['sd']:.3f}")
+        mean = f"{d['value']:.3f}"
+        t.add_row(label, str(d["n"]), marked(mean) if too_few(d) else mean, ci, f"{d['sd']:.3f}")
     return t
 
 
