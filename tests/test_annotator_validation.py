@@ -217,6 +217,19 @@ def test_cli_validate_tagger_beside_majority() -> None:
     res = _taiwa("validate", "tagger")
     assert res.returncode == 0, res.stderr
     assert "majority act" in res.stdout and "macro-F1" in res.stdout
+    assert "⚑" not in res.stdout  # 245 and 677 labelled utterances
+
+
+def test_cli_validate_on_a_handful_of_items_says_so(tmp_path: Path) -> None:
+    """Five labelled utterances: every macro-F1 and accuracy cell is marked ⚑ and one line
+    under the tables says why (fewer than 10 items)."""
+    held_out = sample_path("da_distribution/chatstyle_heldout.jsonl").read_text("utf-8")
+    tiny = tmp_path / "tiny.jsonl"
+    tiny.write_text("".join(held_out.splitlines(True)[:5]), "utf-8")
+    res = _taiwa("validate", "tagger", "--data", str(tiny))
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.count("⚑") >= 6  # macro-F1 and accuracy of the tagger and 2 baselines
+    assert "⚑ validation · sets: n=5, below 10" in " ".join(res.stdout.split())
 
 
 def _alt_item(**over: object) -> dict[str, object]:

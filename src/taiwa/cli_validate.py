@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from taiwa.flags import flag_lines, small_n_flags
 from taiwa.terminal import make_console
 
 if TYPE_CHECKING:
@@ -72,6 +73,9 @@ def _run(
     report.update(validator.validate(spec, files, seed))
     for table in validator.tables(report):
         console.print(table)
+    small = [f.as_dict() for f in small_n_flags(report)]
+    for line in flag_lines({"systems": {"validation": {"flags": small}}}):
+        console.print(line, highlight=False, markup=False)
     if out is not None:
         write_json(out, report)
         err.print(f"wrote {out}")
