@@ -17,7 +17,7 @@ from taiwa.cli_report import register as register_report
 from taiwa.cli_run import register as register_run
 from taiwa.cli_validate import validate_app
 from taiwa.errors import TaiwaError
-from taiwa.flags import flag_lines, small_n_flags
+from taiwa.flags import small_n_lines
 from taiwa.harness.collector import exiting
 from taiwa.tables import note_line
 from taiwa.terminal import make_console
@@ -83,8 +83,7 @@ def _finish(
     from taiwa.io import write_json
 
     console.print(table)
-    small = [f.as_dict() for f in small_n_flags(res.summary)]
-    res.notes.extend(flag_lines({"systems": {"scores": {"flags": small}}}))
+    res.notes.extend(small_n_lines(res.summary, "scores"))
     if res.pairing is not None:
         for side, ids in ((a, res.pairing.only_pred), (b, res.pairing.only_gold)):
             if ids:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from taiwa.flags import flag_lines, small_n_flags
+from taiwa.flags import small_n_lines
 from taiwa.terminal import make_console
 
 if TYPE_CHECKING:
@@ -73,8 +73,7 @@ def _run(
     report.update(validator.validate(spec, files, seed))
     for table in validator.tables(report):
         console.print(table)
-    small = [f.as_dict() for f in small_n_flags(report)]
-    for line in flag_lines({"systems": {"validation": {"flags": small}}}):
+    for line in small_n_lines(report, "validation"):
         console.print(line, highlight=False, markup=False)
     if out is not None:
         write_json(out, report)

@@ -164,6 +164,14 @@ def small_n_flags(block: Mapping[str, Any], floor: int = CI_MIN_N) -> list[Flag]
     return out
 
 
+def small_n_lines(block: Mapping[str, Any], where: str) -> list[str]:
+    """The printed line (:func:`flag_lines`) of the small-n flags of ``block``, a summary or
+    report not kept as a run's (``taiwa score``, ``taiwa validate``): none when no estimate
+    rests on too few items."""
+    small = [f.as_dict() for f in small_n_flags(block)]
+    return flag_lines({"systems": {where: {"flags": small}}}) if small else []
+
+
 def add_small_n(
     systems: Mapping[str, MutableMapping[str, Any]], across: MutableMapping[str, Any]
 ) -> None:

@@ -40,6 +40,12 @@ def _bound(x: Any, digits: int) -> str:
     return "–" if x is None or x != x else f"{x:.{digits}f}"
 
 
+def _small_marked(cell: str, d: Mapping[str, Any]) -> str:
+    """``cell`` marked :data:`~taiwa.flags.MARK` when the estimate ``d`` rests on fewer than
+    :data:`~taiwa.flags.CI_MIN_N` items."""
+    return marked(cell) if "n" in d and too_few(d) else cell
+
+
 def ci_cell(d: Mapping[str, Any] | None, digits: int = 3) -> str:
     """An estimate as ``value`` over ``[low, high]`` (``–`` when missing or NaN; a missing
     bound, when the estimate has no interval, is ``–`` too), marked :data:`~taiwa.flags.MARK`
@@ -49,7 +55,7 @@ def ci_cell(d: Mapping[str, Any] | None, digits: int = 3) -> str:
     ci = max(2, digits - 1)
     lo, hi = _bound(d.get("ci_low"), ci), _bound(d.get("ci_high"), ci)
     cell = f"{d['value']:.{digits}f}\n[{lo}, {hi}]"
-    return marked(cell) if "n" in d and too_few(d) else cell
+    return _small_marked(cell, d)
 
 
 def systems_table(
@@ -73,7 +79,7 @@ def _ci(d: dict[str, Any], digits: int = 3) -> str:
         return "–"
     lo, hi = _bound(d.get("ci_low"), digits), _bound(d.get("ci_high"), digits)
     cell = f"{v:.{digits}f} [{lo}, {hi}]"
-    return marked(cell) if "n" in d and too_few(d) else cell
+    return _small_marked(cell, d)
 
 
 def da_sequence_table(res: FileScores, title: str, metrics: tuple[str, ...]) -> Table:
@@ -94,7 +100,7 @@ def da_sequence_table(res: FileScores, title: str, metrics: tuple[str, ...]) -> 
         d = res.summary[key]
         ci = f"[{_bound(d['ci_low'], 3)}, {_bound(d['ci_high'], 3)}]"
         mean = f"{d['value']:.3f}"
-        t.add_row(label, str(d["n"]), marked(mean) if too_few(d) else mean, ci, f"{d['sd']:.3f}")
+        t.add_row(label, str(d["n"]), _small_marked(mean, d), ci, f"{d['sd']:.3f}")
     return t
 
 
