@@ -206,7 +206,8 @@ def _records(method: str, n: int) -> list[dict[str, object]]:
     """``n`` items of ``method``: prompts with a reference reply (so each reply is scored by
     Japanese ROUGE, tokenising included, while the other requests are in flight), or the
     bundled intent items under new ids (each item its own group, so the dataset stays valid
-    however often an item repeats)."""
+    however often an item repeats), each context numbered so that no two requests are alike
+    (a repeated request would be served from the cache a chunk later)."""
     if method == "prompts":
         return [
             {"id": f"q{i}", "prompt": f"質問{i}", "reference": f"はい、{i}番目の質問に答えます。"}
@@ -216,7 +217,15 @@ def _records(method: str, n: int) -> list[dict[str, object]]:
 
     lines = sample_path("intent/items.jsonl").read_text("utf-8").splitlines()
     items = [json.loads(x) for x in lines if x.strip()]
-    return [{**items[i % len(items)], "id": f"q{i}", "group": f"g{i}"} for i in range(n)]
+    return [
+        {
+            **(it := items[i % len(items)]),
+            "id": f"q{i}",
+            "group": f"g{i}",
+            "context": f"{it['context']}（{i}）",
+        }
+        for i in range(n)
+    ]
 
 
 def _bodies(cfg: RunConfig) -> tuple[list[bytes], list[dict[str, str]]]:

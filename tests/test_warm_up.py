@@ -12,6 +12,7 @@ import pytest
 
 from cli import after_a_run
 from taiwa.harness import warm_up
+from taiwa.harness.samples import first_chunk_size
 
 
 @pytest.fixture
@@ -71,3 +72,32 @@ def test_an_intent_runs_first_request_does_not_wait_for_numpy(tmp_path: Path) ->
     assert calls > 0
     assert first is False
     assert at_end is True
+
+
+def test_the_first_request_leaves_before_the_whole_chunk_is_built(tmp_path: Path) -> None:
+    """How many requests the run had built when the model got its first one: a first chunk's
+    worth (a few rounds of --concurrency), not all 99 items' (issue 29: exec to first request
+    whatever the dataset size)."""
+    setup = (
+        "from taiwa.models.builtin import BuiltinModel\n"
+        "from taiwa.models.types import ChatRequest\n"
+        "built, seen = [0], []\n"
+        "orig_init = ChatRequest.__init__\n"
+        "def init(self, *a, **k):\n"
+        "    built[0] += 1\n"
+        "    orig_init(self, *a, **k)\n"
+        "ChatRequest.__init__ = init\n"
+        "orig = BuiltinModel._complete\n"
+        "async def complete(self, request):\n"
+        "    seen.append(built[0])\n"
+        "    return await orig(self, request)\n"
+        "BuiltinModel._complete = complete"
+    )
+    first, calls = after_a_run(
+        ["intent", "-m", "builtin:fixed", "--concurrency", "4"],
+        tmp_path,
+        setup,
+        "[seen[0], len(seen)]",
+    )
+    assert calls == 99
+    assert 0 < first <= first_chunk_size(4) < calls
