@@ -17,8 +17,9 @@ full web framework (taiwa's own stub server, aiohttp.web) costs several times th
 request; ``--server stub`` measures with it instead, for comparison.
 
 ``--method intent`` runs the intent benchmark's multiple-choice workload instead of plain
-prompts (the bundled items repeated under new ids up to ``--requests``: seed 004's question,
-answer parsing, scoring, the stability analysis and its chart), the workload general
+prompts (the bundled items repeated under new ids up to ``--requests``, each context
+numbered so that no two requests are alike: seed 004's question, answer parsing, scoring,
+the stability analysis and its chart), the workload general
 harnesses also run. ``--inspect PYTHON`` and ``--lm-eval PYTHON`` run the same items (the
 exact user messages taiwa sends) against the same server at the same concurrency through
 inspect-ai and lm-evaluation-harness, each in its own venv (``other_harnesses.py`` says how to

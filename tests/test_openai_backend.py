@@ -243,6 +243,32 @@ def test_concurrency_and_order() -> None:
     assert sorted(seen) == sorted(r.id for r in reqs)
 
 
+def test_batches_at_once_share_one_session_then_close_it() -> None:
+    """Two batches running at once on one model (a stage's first wave and the rest) use one
+    HTTP session, so one pool of connections within --concurrency; it closes after the last."""
+    from taiwa.models import openai_transport
+
+    state = StubState(latency=0.05)
+    sessions: list[object] = []
+    with serve(state) as url:
+        model = _model(url, concurrency=4)
+
+        def note(res: object) -> None:
+            sessions.append(openai_transport._SESSION.get())
+
+        async def both() -> list[list[str | None]]:
+            a = model.generate([_req(i) for i in range(6)], on_response=note)
+            b = model.generate([_req(i) for i in range(6, 12)], on_response=note)
+            return [[r.text for r in out] for out in await asyncio.gather(a, b)]
+
+        texts = asyncio.run(both())
+        after = asyncio.run(model.generate([_req(99)]))
+    assert texts == [["echo: こんにちは"] * 6] * 2 and after[0].ok
+    assert len(sessions) == 12 and len(set(map(id, sessions))) == 1
+    assert getattr(sessions[0], "closed", False) is True
+    assert "_shared" not in model.__dict__
+
+
 def test_rate_limit_spaces_requests() -> None:
     import time
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,9 @@ from taiwa.benchmarks.prompts.dataset import PromptSample
 from taiwa.harness.config import RunConfig
 from taiwa.harness.demo_spec import Demo
 from taiwa.harness.method import NoOptions, Results, Retry, Row, Setup, StageBase, Summary
+from taiwa.harness.pool import RoleModel
 from taiwa.harness.runner import run
+from taiwa.harness.stage_run import BUILD_SLICE, FIRST_WAVE_ROUNDS, run_stage
 from taiwa.harness.stages import LocalStage
 from taiwa.models.base import ConcurrentModel
 from taiwa.models.types import ChatMessage, ChatRequest, ChatResponse, GenerationParams
@@ -157,3 +160,42 @@ def test_failed_and_retried_samples_reach_the_score_stage(tmp_path: Path) -> Non
 def test_a_bug_in_a_pipelined_stage_is_raised_not_lost(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="a bug in the method's scorer"):
         _run(tmp_path, SlowEcho(), explode="p01")
+
+
+class Shuffled(ConcurrentModel):
+    """Answers ``ok <prompt>`` after a random delay (replies come back in any order); the
+    first attempt of every seventh sample answers ``bad``."""
+
+    backend = "test"
+    model_id = "shuffled"
+    identity = "shuffled"
+    cacheable = False
+
+    def __init__(self) -> None:
+        self.concurrency = 4
+
+    async def _complete(self, request: ChatRequest) -> str:
+        await asyncio.sleep(random.Random(request.id).random() * 0.004)
+        if int(request.id.removeprefix("p")) % 7 == 0 and len(request.messages) == 1:
+            return "bad"
+        return f"ok {request.messages[0].text}"
+
+
+def test_every_reply_reaches_its_own_sample_across_the_waves() -> None:
+    """A stage's first wave goes out while the rest is built (stage_run.FIRST_WAVE_ROUNDS);
+    replies arriving in any order, from either wave, re-asks included, land on their own
+    sample."""
+    n = 150
+    assert n > FIRST_WAVE_ROUNDS * 4 + BUILD_SLICE  # a first wave and the rest, built in slices
+    samples = [PromptSample(id=f"p{i:03d}", prompt=f"質問{i}") for i in range(n)]
+    model = RoleModel("system", "shuffled", Shuffled(), None)
+    done: list[str] = []
+    rows = asyncio.run(
+        run_stage(
+            Ask(), samples, lambda s: {}, model, lambda x: None, lambda s, r: done.append(s.id)
+        )
+    )
+    assert [r["text"] for r in rows] == [f"ok 質問{i}" for i in range(n)]
+    assert [r["attempts"] for r in rows] == [2 if i % 7 == 0 else 1 for i in range(n)]
+    assert sorted(done) == [s.id for s in samples]
+    assert model.stats.requests == n + len(range(0, n, 7)) and model.stats.repaired == 22

@@ -17,7 +17,7 @@ from taiwa.harness import samples as samples_module
 from taiwa.harness.config import RunConfig
 from taiwa.harness.rows import RowStore
 from taiwa.harness.runner import run
-from taiwa.harness.samples import SampleSource, chunk_size, first_chunk_size
+from taiwa.harness.samples import SampleSource
 from taiwa.samples import sample_path
 
 
@@ -119,26 +119,6 @@ def test_sample_source_keeps_the_first_chunk_and_rereads_the_rest() -> None:
     exact = SampleSource(load, chunk=10)
     assert list(exact.chunks()) == [list(range(10))] and list(exact) == list(range(10))
     assert loads == 1
-
-
-def test_the_first_chunk_is_small_so_the_first_requests_leave_early() -> None:
-    loads = 0
-
-    def load() -> Iterator[int]:
-        nonlocal loads
-        loads += 1
-        yield from range(10)
-
-    kept = SampleSource(load, chunk=16, first=4)  # all kept: split, never read again
-    assert list(kept.chunks()) == [[0, 1, 2, 3], list(range(4, 10))] and loads == 1
-    loads = 0
-    large = SampleSource(load, chunk=6, first=2)
-    assert [len(c) for c in large.chunks()] == [2, 4, 4] and loads == 2
-    assert [s for c in large.chunks() for s in c] == list(range(10)) == list(large)
-    first_too_large = SampleSource(load, chunk=3, first=9)  # at most a chunk
-    assert list(first_too_large.chunks()) == [[0, 1, 2], [3, 4, 5], [6, 7, 8], [9]]
-    assert first_chunk_size(None) == chunk_size(None)
-    assert first_chunk_size(64) < chunk_size(64)
 
 
 def _peak_rss_mb(args: list[str]) -> float:

@@ -12,7 +12,7 @@ import pytest
 
 from cli import after_a_run
 from taiwa.harness import warm_up
-from taiwa.harness.samples import first_chunk_size
+from taiwa.harness.stage_run import BUILD_SLICE, FIRST_WAVE_ROUNDS
 
 
 @pytest.fixture
@@ -75,9 +75,14 @@ def test_an_intent_runs_first_request_does_not_wait_for_numpy(tmp_path: Path) ->
 
 
 def test_the_first_request_leaves_before_the_whole_chunk_is_built(tmp_path: Path) -> None:
-    """How many requests the run had built when the model got its first one: a first chunk's
-    worth (a few rounds of --concurrency), not all 99 items' (issue 29: exec to first request
-    whatever the dataset size)."""
+    """How many requests the run had built when the model got its first one: the first wave's
+    (a few rounds of the model's concurrency, 4 here) and a slice or two more built while it
+    goes out, not the whole chunk's 1,000 (issue 29: exec to first request whatever the
+    dataset size)."""
+    data = tmp_path / "prompts.jsonl"
+    data.write_text(
+        "".join(f'{{"id": "p{i}", "prompt": "質問{i}です"}}\n' for i in range(1000)), "utf-8"
+    )
     setup = (
         "from taiwa.models.builtin import BuiltinModel\n"
         "from taiwa.models.types import ChatRequest\n"
@@ -87,6 +92,11 @@ def test_the_first_request_leaves_before_the_whole_chunk_is_built(tmp_path: Path
         "    built[0] += 1\n"
         "    orig_init(self, *a, **k)\n"
         "ChatRequest.__init__ = init\n"
+        "orig_model = BuiltinModel.__init__\n"
+        "def model_init(self, name):\n"
+        "    orig_model(self, name)\n"
+        "    self.concurrency = 4\n"
+        "BuiltinModel.__init__ = model_init\n"
         "orig = BuiltinModel._complete\n"
         "async def complete(self, request):\n"
         "    seen.append(built[0])\n"
@@ -94,10 +104,10 @@ def test_the_first_request_leaves_before_the_whole_chunk_is_built(tmp_path: Path
         "BuiltinModel._complete = complete"
     )
     first, calls = after_a_run(
-        ["intent", "-m", "builtin:fixed", "--concurrency", "4"],
+        ["prompts", "-m", "builtin:parrot", "--data", str(data)],
         tmp_path,
         setup,
         "[seen[0], len(seen)]",
     )
-    assert calls == 99
-    assert 0 < first <= first_chunk_size(4) < calls
+    assert calls == 1000, first
+    assert FIRST_WAVE_ROUNDS * 4 <= first <= FIRST_WAVE_ROUNDS * 4 + 2 * BUILD_SLICE

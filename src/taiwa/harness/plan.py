@@ -24,7 +24,7 @@ from taiwa.harness.held import HeldResources
 from taiwa.harness.method import HUMAN, SYSTEM, Method, Setup, Stage
 from taiwa.harness.options import parse_options
 from taiwa.harness.rundir import default_run_dir
-from taiwa.harness.samples import SampleSource, chunk_size, first_chunk_size
+from taiwa.harness.samples import SampleSource, chunk_size
 from taiwa.io import shown
 from taiwa.models.spec import ModelSpec
 
@@ -192,18 +192,13 @@ def prepare(config: RunConfig, method: Method[Any]) -> Plan:
         if spec != HUMAN:
             ModelSpec.parse(spec).check(config.model_options)
     data_path = (config.data or m.default_data()).resolve()
-    concurrency = config.concurrency if calls else None
+    chunk = chunk_size(config.concurrency if calls else None)
     held = HeldResources(stages)
     held.open(data_path)  # e.g. a worker process starting while the dataset is read
     try:
         with collector_paused():  # a sample is a dozen objects: on 10,000 samples the
             # collector's passes cost 40-60 ms before the first request, and find nothing
-            samples = SampleSource(
-                lambda: m.load(data_path, options),
-                config.limit,
-                chunk_size(concurrency),
-                first_chunk_size(concurrency),
-            )
+            samples = SampleSource(lambda: m.load(data_path, options), config.limit, chunk)
         if not len(samples):
             raise TaiwaError(f"{data_path}: no samples to evaluate")
         out = config.out or default_run_dir(

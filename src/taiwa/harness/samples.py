@@ -6,11 +6,6 @@ A larger dataset is read again from its second chunk on, chunk by chunk, while t
 on, so its memory does not grow with the dataset (issue 10), and the first requests never
 wait for a second read (issue 29: before, a dataset of two chunks or more was read twice
 before the first request).
-
-The first chunk of a run that calls a model is small (:data:`FIRST_ROUNDS` rounds of requests):
-its requests are built and keyed against the cache before the first one leaves, so at 10,000
-samples keying a whole chunk of 4,096 held the first request back by about 0.1 s (issue 29,
-point 1: exec to first request within 0.5 s whatever the dataset size).
 """
 
 from __future__ import annotations
@@ -29,39 +24,22 @@ ROUNDS = 64
 requests, so the wait for a chunk's last replies stays a small share of its time."""
 
 
-FIRST_ROUNDS = 4
-"""The first chunk of stages that call a model holds this many rounds of ``concurrency``
-requests: enough to fill every slot a few times over, few enough to key in milliseconds."""
-
-
 def chunk_size(concurrency: int | None) -> int:
     """Samples per chunk; ``concurrency`` is the request limit when the stages call a model."""
     return max(CHUNK, ROUNDS * concurrency) if concurrency else CHUNK
 
 
-def first_chunk_size(concurrency: int | None) -> int:
-    """Samples in the first chunk (see the module's docstring); a run that calls no model
-    starts on a whole chunk."""
-    return FIRST_ROUNDS * concurrency if concurrency else CHUNK
-
-
 class SampleSource:
     """The samples of ``load()`` (the first ``limit``), re-iterable. The first chunk is kept
     from the validating pass, so the run starts on it without reading the file again; a
-    larger dataset is read again from its second chunk on. :meth:`chunks` hands the kept
-    chunk out as its first ``first`` samples, then the rest of it."""
+    larger dataset is read again from its second chunk on."""
 
     def __init__(
-        self,
-        load: Callable[[], Iterable[Any]],
-        limit: int | None = None,
-        chunk: int = CHUNK,
-        first: int | None = None,
+        self, load: Callable[[], Iterable[Any]], limit: int | None = None, chunk: int = CHUNK
     ) -> None:
         self._load = load
         self._limit = limit
         self.chunk = chunk
-        self.first = max(1, min(first or chunk, chunk))
         head: list[Any] = []
         n = 0
         for sample in self._read():
@@ -87,10 +65,8 @@ class SampleSource:
         return itertools.chain(self._head, itertools.islice(self._read(), self.chunk, None))
 
     def chunks(self) -> Iterator[list[Any]]:
-        """The samples in lists of at most :attr:`chunk`, the first of at most :attr:`first`."""
-        yield self._head[: self.first]
-        if len(self._head) > self.first:
-            yield self._head[self.first :]
+        """The samples in lists of at most :attr:`chunk`."""
+        yield self._head
         if self._all_kept:
             return
         it = itertools.islice(self._read(), self.chunk, None)

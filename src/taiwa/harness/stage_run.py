@@ -9,13 +9,15 @@ reason; a stage without requests computes locally.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterator, Mapping, Sequence
+import itertools
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from taiwa.errors import TaiwaError
 from taiwa.harness.method import RE_ASKED, REPAIRS, Retry, Row, Stage, StageFailure
-from taiwa.harness.pool import RoleModel
+from taiwa.harness.pool import RoleModel, RoleStats
 from taiwa.llm_json import repair_turn
+from taiwa.models.base import ConcurrentModel
 from taiwa.models.types import ChatRequest, ChatResponse
 
 Pending = tuple[Any, Any, list[ChatRequest]]
@@ -39,6 +41,17 @@ def _finish(
         return {"error": str(exc)}
 
 
+FIRST_WAVE_ROUNDS = 4
+"""The first requests of a stage go out once this many rounds of the model's ``concurrency``
+are built and keyed, while the rest of the chunk is built (issue 29, point 1: at 10,000
+samples building and keying a whole chunk of 4,096 first held the first request back by about
+0.1 s). Unlike a smaller first chunk, this adds no barrier: both waves share the model's
+request limit, so its slots stay full from one wave to the next."""
+
+BUILD_SLICE = 64
+"""Samples built between two turns of the event loop while the first wave is in flight."""
+
+
 async def run_stage(
     stage: Stage[Any],
     samples: Sequence[Any],
@@ -53,7 +66,9 @@ async def run_stage(
     that failed become the row's error; :class:`Retry` re-asks up to ``stage.attempts``.
     A sample is finished as soon as its last reply arrives (scheduled behind the requests
     ready to go out, so sending comes first), and ``on_done(sample, row)`` is called with each
-    final row as it is made: later local stages run while the other requests are in flight."""
+    final row as it is made: later local stages run while the other requests are in flight.
+    The first :data:`FIRST_WAVE_ROUNDS` rounds of requests are sent while the others are
+    built (a model whose batches share one request limit: :class:`ConcurrentModel`)."""
     done: dict[str, Row] = {}
 
     def settle(s: Any, row: Row) -> None:
@@ -61,104 +76,172 @@ async def run_stage(
         if on_done is not None:
             on_done(s, row)
 
-    pending: list[Pending] = []
     local: list[tuple[Any, Any]] = []
-    for s in samples:
-        up = upstream(s)
-        failed = None if stage.across_systems else upstream_error(up)
-        if failed is not None:
-            settle(s, {"error": failed, "skipped": True})
+
+    def build(batch: Iterable[Any]) -> list[Pending]:
+        out: list[Pending] = []
+        for s in batch:
+            up = upstream(s)
+            failed = None if stage.across_systems else upstream_error(up)
+            if failed is not None:
+                settle(s, {"error": failed, "skipped": True})
+                advance(1)
+                continue
+            reqs = list(stage.requests(s, up))
+            if reqs:
+                out.append((s, up, reqs))
+                continue
+            local.append((s, up))
+        return out
+
+    feed = iter(samples)
+    head = build(itertools.islice(feed, _first_wave(model, len(samples))))
+    retry: list[Pending] = []
+    early = _EarlyFinish(_concluder(stage, model, settle, 1, retry), advance)
+    first = _send(stage, model, head, early)
+    second: asyncio.Future[list[ChatResponse]] | None = None
+    try:
+        rest: list[Pending] = []
+        while batch := list(itertools.islice(feed, BUILD_SLICE)):
+            rest += build(batch)
+            if first is not None:
+                await asyncio.sleep(0)  # the first wave goes out meanwhile
+                if first.done():
+                    first.result()  # e.g. the endpoint refused: nothing more is sent
+        for (s, _), row in zip(local, local_results(stage, local), strict=True):
+            settle(s, row)
             advance(1)
-            continue
-        reqs = list(stage.requests(s, up))
-        if reqs:
-            pending.append((s, up, reqs))
-            continue
-        local.append((s, up))
-    for (s, _), row in zip(local, local_results(stage, local), strict=True):
-        settle(s, row)
-        advance(1)
-    attempt = 1
-    while pending:
-        if model is None:
-            raise TaiwaError(f"stage {stage.name} asked for a model but its role has none")
-        retry: list[Pending] = []
-
-        def conclude(
-            item: Pending,
-            rs: Sequence[ChatResponse],
-            attempt: int = attempt,
-            retry: list[Pending] = retry,
-        ) -> None:
-            s, up, reqs = item
-            bad = next((r for r in rs if not r.ok), None)
-            if bad is not None:
-                settle(s, {"error": bad.error or "no output", "attempts": attempt})
-                return
-            res = _finish(stage, s, up, rs)
-            if isinstance(res, Retry):
-                if attempt < stage.attempts:
-                    retry.append((s, up, _repaired(reqs, rs, res)))
-                    return
-                model.stats.invalid += 1
-                res = {"error": f"invalid output after {attempt} attempt(s): {res.reason}"}
-            else:
-                model.stats.add_repairs(res.get(REPAIRS, {}))
-                if attempt > 1:
-                    model.stats.repaired += 1
-            if attempt > 1:
-                model.stats.add_repairs({RE_ASKED: attempt - 1})
-            res.setdefault("attempts", attempt)
-            res.setdefault("cached", all(r.cached for r in rs))
-            settle(s, res)
-
-        flat = [r for _, _, reqs in pending for r in reqs]
-        early = _EarlyFinish(pending, conclude, advance if attempt == 1 else None)
-        replies = await model.generate(flat, on_response=early.on_response)
-        early.check()
-        k = 0
-        for n, item in enumerate(pending):
-            rs, k = replies[k : k + len(item[2])], k + len(item[2])
-            if early.claim(n):  # not finished as its replies came in
-                conclude(item, rs)
-        pending, attempt = retry, attempt + 1
+        second = _send(stage, model, rest, early)
+        waves = [f for f in (first, second) if f is not None]
+        if waves:  # the first error of either stops both
+            await asyncio.wait(waves, return_when=asyncio.FIRST_EXCEPTION)
+        replies = [r for f in waves for r in f.result()]
+    except BaseException:
+        for fut in (first, second):
+            if fut is not None and not fut.done():
+                fut.cancel()
+        await asyncio.gather(*(f for f in (first, second) if f is not None), return_exceptions=True)
+        raise
+    early.finish_the_rest(replies)
+    attempt = 2
+    while retry:
+        pending, retry = retry, []
+        early = _EarlyFinish(_concluder(stage, model, settle, attempt, retry), None)
+        fut = _send(stage, model, pending, early)
+        early.finish_the_rest(await fut if fut is not None else [])
+        attempt += 1
     return [done[s.id] for s in samples]
+
+
+def _first_wave(model: RoleModel | None, n: int) -> int:
+    """Samples whose requests go out before the rest are built (all of them, for a model
+    whose concurrent batches would not share one request limit)."""
+    if model is None or not isinstance(model.inner, ConcurrentModel):
+        return n
+    return FIRST_WAVE_ROUNDS * max(1, model.inner.concurrency)
+
+
+def _send(
+    stage: Stage[Any], model: RoleModel | None, pending: Sequence[Pending], early: _EarlyFinish
+) -> asyncio.Future[list[ChatResponse]] | None:
+    """``pending``'s requests sent to ``model`` (their replies, in order, as a future; None
+    when there is nothing to send), each sample finished by ``early`` as its replies come."""
+    if not pending:
+        return None
+    if model is None:
+        raise TaiwaError(f"stage {stage.name} asked for a model but its role has none")
+    early.add(pending)
+    flat = [r for _, _, reqs in pending for r in reqs]
+    return asyncio.ensure_future(model.generate(flat, on_response=early.on_response))
+
+
+def _concluder(
+    stage: Stage[Any],
+    model: RoleModel | None,
+    settle: Callable[[Any, Row], None],
+    attempt: int,
+    retry: list[Pending],
+) -> Callable[[Pending, Sequence[ChatResponse]], None]:
+    """What to do with a sample once all its replies of ``attempt`` are in: its row, or a
+    repaired re-ask into ``retry``; repairs and invalid outputs counted on ``model``."""
+
+    stats = model.stats if model is not None else RoleStats(stage.role or "", "")
+
+    def conclude(item: Pending, rs: Sequence[ChatResponse]) -> None:
+        s, up, reqs = item
+        bad = next((r for r in rs if not r.ok), None)
+        if bad is not None:
+            settle(s, {"error": bad.error or "no output", "attempts": attempt})
+            return
+        res = _finish(stage, s, up, rs)
+        if isinstance(res, Retry):
+            if attempt < stage.attempts:
+                retry.append((s, up, _repaired(reqs, rs, res)))
+                return
+            stats.invalid += 1
+            res = {"error": f"invalid output after {attempt} attempt(s): {res.reason}"}
+        else:
+            stats.add_repairs(res.get(REPAIRS, {}))
+            if attempt > 1:
+                stats.repaired += 1
+        if attempt > 1:
+            stats.add_repairs({RE_ASKED: attempt - 1})
+        res.setdefault("attempts", attempt)
+        res.setdefault("cached", all(r.cached for r in rs))
+        settle(s, res)
+
+    return conclude
 
 
 class _EarlyFinish:
     """Finishes each pending sample once all its replies are in, while the batch goes on.
 
-    Replies are matched to samples by request id (unique within a batch, as the cache's keys
-    require); with repeated ids nothing is finished early and the batch's end does it all.
-    The finishing is scheduled with ``call_soon``: the requests whose replies arrived in the
-    same turn of the event loop are sent first. ``advance`` moves the progress bar by 1/k per
-    reply of a sample that sent k requests."""
+    Samples come in waves (:meth:`add`); replies are matched to samples by request id (unique
+    within a stage, as the cache's keys require); with a repeated id nothing more is finished
+    early and :meth:`finish_the_rest` does it all. The finishing is scheduled with
+    ``call_soon``: the requests whose replies arrived in the same turn of the event loop are
+    sent first. ``advance`` moves the progress bar by 1/k per reply of a sample that sent k
+    requests."""
 
     def __init__(
         self,
-        pending: Sequence[Pending],
         conclude: Callable[[Pending, Sequence[ChatResponse]], None],
         advance: Callable[[float], None] | None,
     ) -> None:
-        self.pending = pending
         self.conclude = conclude
         self.advance = advance
+        self.pending: list[Pending] = []
         self.slot: dict[str, tuple[int, int]] = {}
-        for n, (_, _, reqs) in enumerate(pending):
-            for j, req in enumerate(reqs):
-                self.slot[req.id] = (n, j)
-        flat = sum(len(reqs) for _, _, reqs in pending)
-        self.enabled = len(self.slot) == flat
-        self.got: list[list[ChatResponse | None]] = [[None] * len(r) for _, _, r in pending]
-        self.missing = [len(reqs) for _, _, reqs in pending]
-        self.claimed = [False] * len(pending)
+        self.enabled = True
+        self.got: list[list[ChatResponse | None]] = []
+        self.missing: list[int] = []
+        self.claimed: list[bool] = []
         #: what finishing a sample raised inside the event loop (a method's bug): re-raised
-        #: by :meth:`check` when the batch returns, instead of lost in the loop's log
+        #: by :meth:`finish_the_rest` when the batch returns, instead of lost in the loop's log
         self.error: BaseException | None = None
 
-    def check(self) -> None:
+    def add(self, pending: Sequence[Pending]) -> None:
+        """Samples whose requests are about to be sent."""
+        for n, (_, _, reqs) in enumerate(pending, start=len(self.pending)):
+            for j, req in enumerate(reqs):
+                if req.id in self.slot:
+                    self.enabled = False
+                self.slot[req.id] = (n, j)
+            self.got.append([None] * len(reqs))
+            self.missing.append(len(reqs))
+            self.claimed.append(False)
+        self.pending += pending
+
+    def finish_the_rest(self, replies: Sequence[ChatResponse]) -> None:
+        """Every sample not finished early, from ``replies`` (all of them, in request order),
+        once the batch returned; first, what finishing one early raised."""
         if self.error is not None:
             raise self.error
+        k = 0
+        for n, item in enumerate(self.pending):
+            rs, k = replies[k : k + len(item[2])], k + len(item[2])
+            if self.claim(n):  # not finished as its replies came in
+                self.conclude(item, rs)
 
     def claim(self, n: int) -> bool:
         """True once for sample ``n``: the caller finishes it."""
@@ -182,7 +265,7 @@ class _EarlyFinish:
             asyncio.get_running_loop().call_soon(self._finish, n)
 
     def _finish(self, n: int) -> None:
-        if self.error is None and self.claim(n):
+        if self.error is None and self.enabled and self.claim(n):
             rs = self.got[n]
             try:
                 self.conclude(self.pending[n], [r for r in rs if r is not None])

@@ -100,16 +100,17 @@ class ConcurrentModel(ABC):
         """The reply text for one request, or a :class:`Reply` with the tokens it cost (raise
         to record an error for it)."""
 
-    def _limit(self) -> asyncio.Semaphore:
+    def _limit(self) -> tuple[asyncio.Semaphore, list[EndpointError]]:
         """The model's request limit in the running event loop, shared by every ``generate``
-        call on it at once (e.g. one judge serving every system's stage, or a SPEC used by two
-        roles): ``concurrency`` requests in flight per model, not per call."""
+        call on it at once (e.g. one judge serving every system's stage, a SPEC used by two
+        roles, or a stage's two waves): ``concurrency`` requests in flight per model, not per
+        call; and the endpoint's refusal, once one came, so that no call sends more."""
         loop = asyncio.get_running_loop()
         held = self.__dict__.get("_limit_in")
         if held is None or held[0] is not loop:
-            held = (loop, asyncio.Semaphore(max(1, self.concurrency)))
+            held = (loop, asyncio.Semaphore(max(1, self.concurrency)), [])
             self.__dict__["_limit_in"] = held
-        return held[1]
+        return held[1], held[2]
 
     async def generate(
         self, requests: Sequence[ChatRequest], *, on_response: OnResponse | None = None
@@ -119,8 +120,7 @@ class ConcurrentModel(ABC):
         request within the model's shared limit (:meth:`_limit`)."""
         replies: list[ChatResponse | None] = [None] * len(requests)
         todo = iter(enumerate(requests))
-        fatal: list[EndpointError] = []
-        limit = self._limit()
+        limit, fatal = self._limit()
 
         async def worker() -> None:
             for i, req in todo:  # shared: each request goes to exactly one worker

@@ -54,8 +54,8 @@ RECONNECT_CAP = 5.0  # seconds between attempts to reach a server that refuses c
 
 _FORMAT_WORDS = ("response_format", "json_schema", "json_object")
 
-# The HTTP session of the current generate() batch (a context variable, so that two batches
-# running at once on one model each use their own session).
+# The HTTP session of the current generate() batch (a context variable: the model's shared
+# session, see OpenAITransport.generate; None outside a batch).
 _SESSION: ContextVar[aiohttp.ClientSession | None] = ContextVar(
     "taiwa_openai_session", default=None
 )
@@ -190,13 +190,35 @@ class OpenAITransport(ConcurrentModel):
     async def generate(
         self, requests: Sequence[ChatRequest], *, on_response: OnResponse | None = None
     ) -> list[ChatResponse]:
-        """As :meth:`ConcurrentModel.generate`, with one HTTP session per batch, closed after."""
-        async with self._session(self.timeout, self.concurrency) as session:
-            token = _SESSION.set(session)
-            try:
-                return await super().generate(requests, on_response=on_response)
-            finally:
-                _SESSION.reset(token)
+        """As :meth:`ConcurrentModel.generate`, on the model's HTTP session: opened by the
+        first batch, shared by the batches running at once (one pool of connections, within
+        the model's ``concurrency`` as its requests are), closed when the last one ends."""
+        session = self._join_session()
+        token = _SESSION.set(session)
+        try:
+            return await super().generate(requests, on_response=on_response)
+        finally:
+            _SESSION.reset(token)
+            await self._leave_session(session)
+
+    def _join_session(self) -> aiohttp.ClientSession:
+        loop = asyncio.get_running_loop()
+        held = self.__dict__.get("_shared")
+        if held is None or held[0] is not loop:
+            held = [loop, self._session(self.timeout, self.concurrency), 0]
+            self.__dict__["_shared"] = held
+        held[2] += 1
+        session: aiohttp.ClientSession = held[1]
+        return session
+
+    async def _leave_session(self, session: aiohttp.ClientSession) -> None:
+        held = self.__dict__.get("_shared")
+        if held is not None and held[1] is session:
+            held[2] -= 1
+            if held[2] > 0:
+                return
+            del self.__dict__["_shared"]
+        await session.close()
 
     async def check(self) -> None:
         """Fail early, with what to fix, when the server cannot be reached or refuses the key."""
