@@ -286,3 +286,39 @@ def test_score_marks_estimates_from_a_handful_of_items(tmp_path: Path) -> None:
     assert "rouge1, rouge2, rougeL: n=3, below 10" in " ".join(r.stderr.split())
     r = taiwa("score", "rouge", "--pred", str(pred), "--ref", str(ref))
     assert r.returncode == 0 and "⚑" not in r.stdout + r.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["run", "--help"],
+        ["--debug", "run", "--help"],
+        ["run"],
+        ["run", "intent", "--no-such-option"],
+        ["validate", "tagger", "--help"],
+        ["score", "--help"],
+        ["score", "rouge"],
+        ["--help"],
+        ["rn", "intent"],
+        [],
+    ],
+)
+def test_the_command_asked_alone_behaves_as_the_whole_app(args: list[str]) -> None:
+    """`taiwa` builds only the command or group a call names (typer evaluates every command's
+    signature when the app is called: issue 29, exec to first request); what a user sees is
+    the same, usage errors, help and suggestions included."""
+    from typer.testing import CliRunner
+
+    from taiwa.cli import app
+    from taiwa.cli_help import only_the_command_asked
+
+    pruned = only_the_command_asked(app, args)
+    named = next((a for a in args if not a.startswith("-")), None) in {"run", "validate", "score"}
+    assert (pruned is not app) == named
+    assert len(pruned.registered_commands) + len(pruned.registered_groups) == (
+        1 if named else len(app.registered_commands) + len(app.registered_groups)
+    )
+    runner = CliRunner()
+    whole = runner.invoke(app, args, prog_name="taiwa", env={"COLUMNS": "100"})
+    alone = runner.invoke(pruned, args, prog_name="taiwa", env={"COLUMNS": "100"})
+    assert (alone.exit_code, alone.output) == (whole.exit_code, whole.output)

@@ -12,7 +12,7 @@ from rich.table import Table
 from taiwa import __version__
 from taiwa.cli_build import build_app
 from taiwa.cli_da import da_app
-from taiwa.cli_help import one_line_summaries, show_flags_as_flags
+from taiwa.cli_help import one_line_summaries, only_the_command_asked, show_flags_as_flags
 from taiwa.cli_report import register as register_report
 from taiwa.cli_run import register as register_run
 from taiwa.cli_validate import validate_app
@@ -260,7 +260,8 @@ def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     debug = "--debug" in args
     try:
-        app(args=args, prog_name="taiwa")  # click handles usage errors itself (exit code 2)
+        # click handles usage errors itself (exit code 2)
+        only_the_command_asked(app, args)(args=args, prog_name="taiwa")
     except TaiwaError as exc:
         if debug:
             raise

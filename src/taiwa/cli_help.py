@@ -5,7 +5,9 @@ summary in the list of commands is its docstring's first paragraph on one line."
 
 from __future__ import annotations
 
+import copy
 import inspect
+from collections.abc import Sequence
 from typing import Any
 
 import typer
@@ -39,3 +41,28 @@ def one_line_summaries(app: typer.Typer) -> None:
     for group in app.registered_groups:
         if group.typer_instance is not None:
             one_line_summaries(group.typer_instance)
+
+
+def only_the_command_asked(app: typer.Typer, args: Sequence[str]) -> typer.Typer:
+    """``app`` holding only the command or group that ``args`` name (the first argument not
+    an option: the root's options are flags). Typer turns every command's signature into
+    click options when the app is called, evaluating their annotations: for ``taiwa run``
+    about 40 ms before the run starts, nearly all of it for the other commands (issue 29:
+    exec to first request). Without such a name (``taiwa``, ``taiwa --help``, a typo) the
+    whole app, so that the help lists every command and a typo gets click's suggestions."""
+    name = next((a for a in args if not a.startswith("-")), None)
+    commands = [c for c in app.registered_commands if _command_name(c) == name]
+    groups = [g for g in app.registered_groups if g.name == name]
+    if not commands and not groups:
+        return app
+    pruned = copy.copy(app)
+    pruned.registered_commands = commands
+    pruned.registered_groups = groups
+    return pruned
+
+
+def _command_name(info: Any) -> str | None:
+    if info.name:
+        return str(info.name)
+    callback = info.callback
+    return typer.main.get_command_name(callback.__name__) if callback else None

@@ -124,20 +124,26 @@ def _alarm(seconds: float) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
-_COMMANDS: dict[int, Any] = {}
+_COMMANDS: dict[tuple[tuple[int, ...], ...], Any] = {}
 
 
 @contextlib.contextmanager
 def _command_built_once() -> Iterator[None]:
-    """typer builds the click command tree on every call of the app (some 40 ms, once per
-    process for a user, but 60 s over the suite's variants): keep the one built for each app.
-    The command is the same object a fresh build gives; click makes a new context per call."""
+    """typer builds the click command tree on every call of the app (once per process for a
+    user, but many seconds over the suite's variants): keep the one built for each set of
+    commands (``taiwa`` builds only the command a call names: a new app object each call,
+    holding the same command objects). The command is the same object a fresh build gives;
+    click makes a new context per call."""
     import typer.main
 
     build = typer.main.get_command
 
     def cached(app: Any) -> Any:
-        key = id(app)
+        key = (
+            tuple(map(id, app.registered_commands)),
+            tuple(map(id, app.registered_groups)),
+            (id(app.registered_callback),),
+        )
         if key not in _COMMANDS:
             _COMMANDS[key] = build(app)
         return _COMMANDS[key]
