@@ -30,6 +30,9 @@ __all__ = [
 ]
 
 _OWN_CACHE = "TAIWA_TEST_SESSION_CACHE"
+POOL_THREADS_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+"""The thread-pool sizes of numpy/SciPy's BLAS and of OpenMP (CTranslate2's Whisper, torch),
+read when the library loads."""
 _SESSION_KEY = pytest.StashKey[Path]()
 
 
@@ -43,12 +46,18 @@ def pytest_configure(config: pytest.Config) -> None:
     Under xdist each worker's llama.cpp (and everything it starts) gets its share of the
     cores (``TAIWA_LLAMA_THREADS``): two workers' models spinning on all cores each ran the
     demo LLM 2.7x slower than one thread each (measured: 4 requests, 384 tokens, 46-50 s vs
-    18 s)."""
-    from taiwa.models.llama_cpp_backend import THREADS_ENV, default_threads
+    18 s). So do its BLAS and OpenMP pools (:data:`POOL_THREADS_ENV`; set here, before the
+    worker imports numpy, and inherited by the CLI subprocesses): OpenBLAS's threads spin
+    too, and `taiwa da train` on 20 dialogues took 7.0 CPU s with two of them, 3.5 s with
+    one, in the same wall (issue 29 point 6)."""
+    from taiwa.models.llama_cpp_backend import THREADS_ENV  # imports no numpy
 
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
-    if workers > 1 and THREADS_ENV not in os.environ:
-        os.environ[THREADS_ENV] = str(max(1, default_threads() // workers))
+    if workers > 1:
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
+        share = str(max(1, (cores or os.cpu_count() or 1) // workers))
+        for name in (THREADS_ENV, *POOL_THREADS_ENV):
+            os.environ.setdefault(name, share)
     if os.environ.get(_OWN_CACHE):  # a worker, or a nested pytest: already set
         return
     from taiwa.models.cache import default_cache_dir

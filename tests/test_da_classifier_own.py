@@ -41,11 +41,13 @@ def _write(path: Path, rows: list[Example]) -> Path:
 
 @pytest.fixture(scope="module")
 def data_files(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """A user's labelled file (the first 60 chat-style dialogues, with their contexts and
-    dialogue ids) and a held-out one (the next 12)."""
+    """A user's labelled file (the first 20 chat-style dialogues, 246 utterances, with their
+    contexts and dialogue ids) and a held-out one (12 others). 20, not more: the fits' cost
+    grows steeply with the data (9 CPU s for 20 dialogues, 39 s for 24, 94 s for 60, issue 29
+    point 6) and nothing asserted here needs more."""
     base = tmp_path_factory.mktemp("own")
     return (
-        _write(base / "mine.jsonl", _dialogues(0, 60)),
+        _write(base / "mine.jsonl", _dialogues(0, 20)),
         _write(base / "held.jsonl", _dialogues(60, 72)),
     )
 
@@ -77,7 +79,7 @@ def test_contexts_give_the_previous_act_block(trained: Path) -> None:
     beside the model, recorded in ``taiwa_da.json`` and used when ``--tagger DIR`` tags."""
     meta = json.loads((trained / "taiwa_da.json").read_text("utf-8"))
     block = meta["previous_act"]
-    assert block["used"] and block["folds"] == 4 and block["dialogues"] == 60
+    assert block["used"] and block["folds"] == 4 and block["dialogues"] == 20
     n = meta["training_data"]["n"]
     assert 0 < block["n_with_context"] < n  # every dialogue's opening has none
     assert meta["training"]["context_tagger"]["n_fit"] == n

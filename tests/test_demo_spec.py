@@ -14,6 +14,7 @@ from rich.console import Console
 from taiwa.benchmarks import get_method, method_names
 from taiwa.benchmarks.prompts import PromptsMethod
 from taiwa.demo import method_demo, run_config
+from taiwa.harness.config import RunConfig
 from taiwa.harness.demo_spec import Demo, DemoRun, DemoStep, Lines, RunOutcome, one_run
 
 
@@ -117,7 +118,6 @@ def test_the_readme_demo_llm_commands_ask_what_the_demo_asked(name: str, tmp_pat
     the same worker) computes none of them again."""
     import re
 
-    from taiwa.harness.config import RunConfig
     from test_readme_commands import COMMANDS, DEMO_LLM, reason_not_run
 
     method = get_method(name)
@@ -140,3 +140,38 @@ def test_the_readme_demo_llm_commands_ask_what_the_demo_asked(name: str, tmp_pat
         assert flags <= {"--model", "--models", "--limit", "--baseline"}, command
         limit = re.search(r"--limit (\d+)", command)
         assert limit is not None and int(limit.group(1)) <= cfg.limit, command
+
+
+def test_the_readme_chitchat_demo_command_asks_what_the_demo_asked(tmp_path: Path) -> None:
+    """The README's ROUGE-only ``taiwa run chitchat ... -m demo`` asks the demo LLM what the
+    demo's judged chitchat run asked: the same bundled tasks, at most its items per task type,
+    its generation parameters (its ``--max-tokens``, the other defaults), so after ``make demo``
+    the README walk finds every demo reply in the cache (issue 29 point 6: computed there, its
+    replies at 512 tokens were 140 CPU s of the walk's 160)."""
+    import re
+
+    from test_readme_commands import COMMANDS, DEMO_LLM, reason_not_run
+
+    [demo_cfg] = [
+        cfg
+        for step in get_method("chitchat").demo().steps
+        for r in step.runs
+        if "demo" in (cfg := run_config("chitchat", r, tmp_path)).models
+    ]
+    assert demo_cfg.data is None and demo_cfg.limit is None
+    readme = [
+        c
+        for c in COMMANDS
+        if c.startswith("taiwa run chitchat ") and DEMO_LLM.search(c) and reason_not_run(c) is None
+    ]
+    assert readme, "no README command runs chitchat with the demo LLM"
+    for command in readme:
+        flags = set(re.findall(r"--[a-z-]+|-o\b", command))
+        assert flags <= {"--model", "--models", "-o", "--max-tokens"}, command
+        options = dict(re.findall(r"-o (\w+)=(\S+)", command))
+        assert set(options) == {"per_task"}, command
+        assert int(options["per_task"]) <= demo_cfg.options["per_task"], command
+        max_tokens = re.search(r"--max-tokens (\d+)", command)
+        assert max_tokens is not None, command
+        cfg = RunConfig(method="chitchat", max_tokens=int(max_tokens.group(1)))
+        assert cfg.params == demo_cfg.params, command

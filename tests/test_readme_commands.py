@@ -233,8 +233,10 @@ def test_all_runnable_readme_commands_run_verbatim_in_order(tmp_path: Path) -> N
     README's order in one fresh directory, with the session's response cache: conftest.py
     runs this test right after `taiwa demo`'s (tests/test_cli.py), on the same worker, so the
     demo-LLM requests the demo made cold (its da-response, da-distribution and intent runs use
-    `taiwa run`'s defaults and the README's items) are answered from the cache, as a user's
-    are after `make demo`; the others (chitchat) are computed here."""
+    `taiwa run`'s defaults and the README's items; the README's ROUGE-only chitchat command asks
+    what the demo's judged chitchat run asked) are answered from the cache, as a user's are
+    after `make demo` (tests/test_demo_spec.py checks that the README asks what the demo
+    asked)."""
     commands = [c for c in COMMANDS if reason_not_run(c) is None]
     assert sum(bool(DEMO_LLM.search(c)) for c in commands) >= 5
     _run_in_order(tmp_path, commands, fresh_cache=False)

@@ -7,8 +7,11 @@ from __future__ import annotations
 from taiwa.harness.demo_spec import Demo, DemoRun, Lines, RunOutcome, one_run
 
 DEMO_PER_TASK = 1
-"""Items per task type in the judged demo run (3 items: about 50 judge calls, ~2 min on 2
-cores; the demo LLM reuses the prompt prefix an item's calls share)."""
+"""Items per task type in the judged demo run (3 items: 22 judge calls, about 6,500 prompt
+tokens evaluated, as the demo LLM reuses the prompt prefix an item's calls share; about 75 s of
+one core). The README's ROUGE-only ``taiwa run chitchat ... -m demo -o per_task=1 --max-tokens
+160`` asks the demo LLM what this run asks, so it is answered from the demo's cache
+(tests/test_demo_spec.py)."""
 
 SYSTEMS = ("builtin:parrot", "builtin:eliza", "demo", "human")
 
