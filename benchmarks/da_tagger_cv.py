@@ -3,8 +3,8 @@ over the chat-style *training* dialogues (issue 26: choose a recipe without look
 held-out splits).
 
     python benchmarks/da_tagger_cv.py [--previous-act] [--no-more] [--out FILE.npz]
-        [--llm-embedding CACHE.npz [--llm-variants V,V]
-         [--llm-context] [--llm-pca K]]
+        [--reference FILE.npz] [--held-out]
+        [--llm-embedding CACHE.npz [--llm-variants V,V] [--llm-context] [--llm-pca K]]
 
 Folds: the dialogues of ``chatstyle_train.jsonl`` dealt into 4 folds as the previous-act
 block's cross-fitting deals them (:func:`~taiwa.annotators.da_previous_act.folds_of`); each
@@ -19,7 +19,9 @@ both, the margin, and a paired 95 % bootstrap CI of the pooled margin (the same 
 resampled for both, 1,000 resamples, seed 0). ``--out``: the out-of-fold probabilities of both
 models, the gold act indices and the fold of each utterance, to try decision rules or
 ensembles on without refitting; ``--reference FILE.npz``: the two models' probabilities
-read from such a file instead of refitted (for the variants below).
+read from such a file instead of refitted (for the variants below). ``--held-out``: once,
+fitted on all the training data above and scored on ``chatstyle_heldout.jsonl`` (one "fold";
+for a recipe already chosen on the cross-validation, not to choose one).
 
 ``--llm-embedding CACHE``: the demo LLM's hidden states as a feature block (issue 26, tried:
 :mod:`da_llm_probe`; the cache is filled by ``benchmarks/da_llm_embedding.py CACHE``, texts
@@ -50,6 +52,7 @@ from taiwa.annotators.da_classifier import (
 )
 from taiwa.annotators.da_classifier_recipe import (
     BALANCE,
+    CHAT_HELD_OUT_PATH,
     CHAT_TRAIN_PATH,
     SHIPPED_L2_GRID,
     bundled,
@@ -80,13 +83,15 @@ def margin_ci(
     return [float(v) for v in np.percentile(margins, [2.5, 97.5])]
 
 
-def llm_rows(args: argparse.Namespace, examples: list[Example]) -> Embed:
-    """The raw embedding block of examples, from the cache (filled for ``examples`` first)."""
+def llm_rows(args: argparse.Namespace, examples: list[Example], tested: list[Example]) -> Embed:
+    """The raw embedding block of examples, from the cache (filled first for the training
+    ``examples`` and their unpunctuated copies and for the ``tested`` ones)."""
     from da_llm_embedding import embeddings, matrix
     from taiwa.annotators.chat_text import strip_punctuation
 
     texts = [e.reply for e in examples] + [strip_punctuation(e.reply) for e in examples]
-    texts += [e.context for e in examples] if args.llm_context else []
+    texts += [e.reply for e in tested]
+    texts += [e.context for e in examples + tested] if args.llm_context else []
     cache, rate = embeddings(texts, args.llm_embedding)
     if rate is not None:
         print(f"embedded the missing texts at {rate:.1f} texts/s", flush=True)
@@ -164,6 +169,11 @@ def main() -> None:
     parser.add_argument(
         "--reference", type=Path, default=None, help="the two models' probabilities from --out"
     )
+    parser.add_argument(
+        "--held-out",
+        action="store_true",
+        help="once: fitted on all training data, scored on the chat-style held-out split",
+    )
     parser.add_argument("--llm-embedding", type=Path, default=None, help="embedding cache")
     parser.add_argument("--llm-variants", default="default+llm@1,llm@1e-3,ngram+llm@1")
     parser.add_argument("--llm-context", action="store_true", help="the context's vector too")
@@ -175,20 +185,22 @@ def main() -> None:
     dev, _ = held_out_split(load_examples()[0])
     chat = bundled(CHAT_TRAIN_PATH)
     always = dev + ([] if args.no_more else bundled(MORE_PATH))
-    fold = np.array(folds_of(chat))
-    gold = np.array([acts.index(e.act) for e in chat])
+    scored = bundled(CHAT_HELD_OUT_PATH) if args.held_out else chat
+    fold = np.zeros(len(scored), dtype=int) if args.held_out else np.array(folds_of(chat))
+    gold = np.array([acts.index(e.act) for e in scored])
     variants = args.llm_variants.split(",") if args.llm_embedding else []
-    proba = {v: np.zeros((len(chat), len(acts))) for v in ["default", "ngram", *variants]}
-    embed = None if args.llm_embedding is None else llm_rows(args, always + chat)
+    proba = {v: np.zeros((len(scored), len(acts))) for v in ["default", "ngram", *variants]}
+    embed = None if args.llm_embedding is None else llm_rows(args, always + chat, scored)
     if args.reference is not None:
         with np.load(args.reference, allow_pickle=False) as f:
             if not (np.array_equal(f["gold"], gold) and np.array_equal(f["fold"], fold)):
                 parser.error(f"{args.reference}: other utterances or folds")
             proba["default"], proba["ngram"] = f["default"], f["ngram"]
-    for k in range(FOLDS):
+    for k in range(1 if args.held_out else FOLDS):
         start = time.perf_counter()
-        train = always + [e for e, f in zip(chat, fold, strict=True) if f != k]
-        test = [e for e, f in zip(chat, fold, strict=True) if f == k]
+        rest = chat if args.held_out else [e for e, f in zip(chat, fold, strict=True) if f != k]
+        train = always + rest
+        test = [e for e, f in zip(scored, fold, strict=True) if f == k]
         here = fold == k
         if args.reference is None:
             reference_fold(args.previous_act, train, test, acts, l2, proba, here)
@@ -210,7 +222,7 @@ def main() -> None:
     d, b = scores(gold, pred_d, acts), scores(gold, pred_b, acts)
     low, high = margin_ci(gold, pred_d, pred_b, acts)
     print(
-        f"pooled (n = {len(chat)}): default macro-F1 {d[0]:.3f} accuracy {d[1]:.3f}; "
+        f"pooled (n = {len(scored)}): default macro-F1 {d[0]:.3f} accuracy {d[1]:.3f}; "
         f"char-n-gram {b[0]:.3f} / {b[1]:.3f}; margin {d[0] - b[0]:+.3f} [{low:+.3f}, {high:+.3f}]"
     )
     for v in variants:
