@@ -15,6 +15,7 @@ import pytest
 
 from taiwa.benchmarks.prompts import METHOD as PROMPTS
 from taiwa.benchmarks.prompts.dataset import PromptSample
+from taiwa.errors import EndpointError
 from taiwa.harness.config import RunConfig
 from taiwa.harness.demo_spec import Demo
 from taiwa.harness.method import NoOptions, Results, Retry, Row, Setup, StageBase, Summary
@@ -199,3 +200,33 @@ def test_every_reply_reaches_its_own_sample_across_the_waves() -> None:
     assert [r["attempts"] for r in rows] == [2 if i % 7 == 0 else 1 for i in range(n)]
     assert sorted(done) == [s.id for s in samples]
     assert model.stats.requests == n + len(range(0, n, 7)) and model.stats.repaired == 22
+
+
+class RefusesTheRest(ConcurrentModel):
+    """Answers the first wave's samples (one of them slowly); the endpoint refuses every
+    later one."""
+
+    backend = "test"
+    model_id = "refuses"
+    identity = "refuses"
+    cacheable = False
+
+    def __init__(self, first: int) -> None:
+        self.concurrency = 2
+        self.first = first
+
+    async def _complete(self, request: ChatRequest) -> str:
+        if int(request.id.removeprefix("p")) >= self.first:
+            raise EndpointError("HTTP 404 from the server: no such model")
+        await asyncio.sleep(1.0 if request.id == "p001" else 0.1)  # p001 still in flight
+        return f"ok {request.messages[0].text}"
+
+
+def test_a_refusal_in_the_second_wave_stops_the_stage_with_its_error() -> None:
+    """The rest of the chunk fails while the first wave is still in flight: the stage raises
+    the endpoint's error (the run's one-line message), never an error of its own."""
+    first = FIRST_WAVE_ROUNDS * 2
+    samples = [PromptSample(id=f"p{i:03d}", prompt=f"質問{i}") for i in range(first + 20)]
+    model = RoleModel("system", "refuses", RefusesTheRest(first), None)
+    with pytest.raises(EndpointError, match="HTTP 404"):
+        asyncio.run(run_stage(Ask(), samples, lambda s: {}, model, lambda x: None))

@@ -114,7 +114,9 @@ async def run_stage(
         second = _send(stage, model, rest, early)
         waves = [f for f in (first, second) if f is not None]
         if waves:  # the first error of either stops both
-            await asyncio.wait(waves, return_when=asyncio.FIRST_EXCEPTION)
+            finished, _ = await asyncio.wait(waves, return_when=asyncio.FIRST_EXCEPTION)
+            for f in finished:
+                f.result()  # raises what failed; when none did, both are done
         replies = [r for f in waves for r in f.result()]
     except BaseException:
         for fut in (first, second):
