@@ -23,6 +23,7 @@ import random
 import time
 from collections.abc import Sequence
 from contextvars import ContextVar
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from taiwa.errors import EndpointError, TaiwaError
@@ -129,6 +130,15 @@ def _endpoint(base_url: str, path: str) -> str:
     return urlunsplit(parts._replace(path=f"{parts.path.rstrip('/')}/{path}"))
 
 
+@dataclass
+class _Shared:
+    """A model's HTTP session in one event loop and the batches using it now."""
+
+    session: aiohttp.ClientSession
+    users: int = 0
+    loop: asyncio.AbstractEventLoop = field(default_factory=asyncio.get_running_loop)
+
+
 class OpenAITransport(ConcurrentModel):
     """Chat completions over HTTP: sessions, retries, the endpoint check. The API key comes from
     ``OPENAI_API_KEY`` (never stored)."""
@@ -202,20 +212,18 @@ class OpenAITransport(ConcurrentModel):
             await self._leave_session(session)
 
     def _join_session(self) -> aiohttp.ClientSession:
-        loop = asyncio.get_running_loop()
-        held = self.__dict__.get("_shared")
-        if held is None or held[0] is not loop:
-            held = [loop, self._session(self.timeout, self.concurrency), 0]
-            self.__dict__["_shared"] = held
-        held[2] += 1
-        session: aiohttp.ClientSession = held[1]
-        return session
+        shared: _Shared | None = self.__dict__.get("_shared")
+        if shared is None or shared.loop is not asyncio.get_running_loop():
+            shared = _Shared(self._session(self.timeout, self.concurrency))
+            self.__dict__["_shared"] = shared
+        shared.users += 1
+        return shared.session
 
     async def _leave_session(self, session: aiohttp.ClientSession) -> None:
-        held = self.__dict__.get("_shared")
-        if held is not None and held[1] is session:
-            held[2] -= 1
-            if held[2] > 0:
+        shared: _Shared | None = self.__dict__.get("_shared")
+        if shared is not None and shared.session is session:
+            shared.users -= 1
+            if shared.users > 0:
                 return
             del self.__dict__["_shared"]
         await session.close()
