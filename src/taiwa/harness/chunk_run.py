@@ -4,28 +4,27 @@ execute): for each chunk every stage in order, each per-system stage for all sys
 spill files and the chunk is dropped.
 
 Pipelining: per-system stages that call no model and directly follow one that does (a score
-stage) run on each sample as soon as its row is made (:class:`_Followers`), so they are done
-when the last reply lands (``tests/test_pipelining.py``). They run on a worker thread, not on
-the event loop, so that their CPU work (Japanese tokenising, classifiers) never holds back the
-requests waiting to go out (issue 29, point 3); the rows are the same, sample by sample.
+stage) run on each sample as soon as its row is made, on a worker thread, so they are done when
+the last reply lands and their CPU work never holds back the requests waiting to go out
+(:mod:`taiwa.harness.followers`, ``tests/test_pipelining.py``); the rows are the same, sample by
+sample.
 """
 
 from __future__ import annotations
 
 import asyncio
-import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from taiwa.harness.followers import Followers
 from taiwa.harness.method import SYSTEM, Row, Stage
 from taiwa.harness.plan import Plan, plan_models
 from taiwa.harness.pool import ModelPool, RoleModel
 from taiwa.harness.rows import RowStore
-from taiwa.harness.stage_run import local_row, run_stage
+from taiwa.harness.stage_run import run_stage
 
 
 def progress_bars(show: bool) -> Progress:
@@ -111,7 +110,7 @@ async def _run_chunk(
                 ):
                     break
                 followers.append(later)
-        pipe = _Followers(stage.name, followers, upstream, progress, tasks)
+        pipe = Followers(stage.name, followers, upstream, progress, tasks)
         try:
             per_system = await asyncio.gather(
                 *(
@@ -152,93 +151,6 @@ def _stage_model(plan: Plan, pool: ModelPool, stage: Stage[Any], system: str) ->
     spec = plan.setup.roles.get(stage.role or "")
     role = next((r for r in plan.method.roles if r.name == stage.role), None)
     return pool.get(role.name, spec) if role and spec and role.is_model(spec) else None
-
-
-class _Followers:
-    """Runs the local ``followers`` of stage ``name`` on each sample as soon as its row of
-    ``name`` is made (see :func:`_run_chunk`); their rows go into ``upstream``.
-
-    The work goes to one worker thread (started with the first row), off the event loop: a
-    thread, not a process, because stages are closures over a method's loaded resources; one,
-    because the followers are pure Python (the GIL lets one run at a time anyway) and the loop
-    gets the interpreter back at every switch interval. Rows that land while the thread is at
-    work queue up and are taken in one go: replies arrive in bunches (a round of requests),
-    and one wake-up per sample cost the loop a thread hand-off per reply (issue 29: the
-    arrival span). :meth:`drain` waits for them and raises the first error a follower raised
-    (a method's bug is raised, never lost; the other samples still go through)."""
-
-    def __init__(
-        self,
-        name: str,
-        followers: Sequence[Stage[Any]],
-        upstream: dict[str, dict[str, dict[str, Row]]],
-        progress: Progress,
-        tasks: Mapping[str, Any],
-    ) -> None:
-        self.name = name
-        self.followers = followers
-        self.upstream = upstream
-        self.progress = progress
-        self.tasks = tasks
-        self.seconds = {f.name: 0.0 for f in followers}
-        self._pool: ThreadPoolExecutor | None = None
-        self._futures: list[Future[None]] = []
-        self._queue: list[tuple[Any, dict[str, Row]]] = []
-        self._busy = False
-        self._error: BaseException | None = None
-        self._lock = threading.Lock()
-
-    def lane(self, system: str) -> Callable[[Any, Row], None]:
-        def on_done(sample: Any, row: Row) -> None:
-            up = self.upstream[system][sample.id]
-            up[self.name] = row
-            if not self.followers:
-                return
-            with self._lock:
-                self._queue.append((sample, up))
-                if self._busy:
-                    return  # the worker takes it with the rows queued before it
-                self._busy = True
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(1, thread_name_prefix="taiwa-followers")
-            self._futures.append(self._pool.submit(self._follow_queued))
-
-        return on_done
-
-    def _follow_queued(self) -> None:
-        """Run the followers on every queued sample, in arrival order, until none is left."""
-        while True:
-            with self._lock:
-                batch, self._queue = self._queue, []
-                if not batch:
-                    self._busy = False
-                    return
-            for sample, up in batch:
-                try:
-                    self._follow(sample, up)
-                except Exception as exc:  # raised by drain(); the other samples go on
-                    if self._error is None:
-                        self._error = exc
-
-    def _follow(self, sample: Any, up: dict[str, Row]) -> None:
-        for f in self.followers:
-            start = time.perf_counter()
-            up[f.name] = local_row(f, sample, up)
-            with self._lock:
-                self.seconds[f.name] += _since(start)
-            self.progress.advance(self.tasks[f.name], 1)
-
-    async def drain(self) -> None:
-        """Wait until every queued sample went through the followers, then raise the first
-        error a follower raised (the first sample's that failed, in arrival order)."""
-        for fut in self._futures:
-            await asyncio.wrap_future(fut)
-        if self._error is not None:
-            raise self._error
-
-    def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _stage_label(stage: Stage[Any], plan: Plan) -> str:
