@@ -111,3 +111,25 @@ def test_the_first_request_leaves_before_the_whole_chunk_is_built(tmp_path: Path
     )
     assert calls == 1000, first
     assert FIRST_WAVE_ROUNDS * 4 <= first <= FIRST_WAVE_ROUNDS * 4 + 2 * BUILD_SLICE
+
+
+def test_the_warm_up_draws_the_resamples_of_a_mean_over_the_samples() -> None:
+    """The resampling indices of a mean over the run's samples are drawn during the requests;
+    the aggregate's CI then reuses them, and is the CI it would have computed itself."""
+    from taiwa.metrics import stats
+
+    values = [float(i % 3 == 0) for i in range(257)]
+    stats._resample_indices.cache_clear()
+    alone = stats.bootstrap_ci(values, seed=11)
+    stats._resample_indices.cache_clear()
+
+    async def run() -> None:
+        wait = warm_up.warm_up_soon(asyncio.get_running_loop(), len(values), 11)
+        await asyncio.sleep(warm_up.WARM_AFTER * 3)
+        wait()
+
+    asyncio.run(run())
+    drawn = stats._resample_indices.cache_info()
+    assert drawn.currsize == 1 and drawn.misses == 1
+    assert stats.bootstrap_ci(values, seed=11) == alone
+    assert stats._resample_indices.cache_info().hits == drawn.hits + 1

@@ -110,12 +110,15 @@ def _execute(
         store = RowStore(plan.out)
         results = StoredResults([s for s in plan.systems if s], store)
         waits: list[Callable[[], Any]] = []
+        warm: list[Callable[[], None]] = []
         try:
             with collector_paused():
 
                 async def main() -> None:
                     await check_models(plan, pool)
-                    waits.append(warm_up_soon(asyncio.get_running_loop()))
+                    loop = asyncio.get_running_loop()
+                    warm.append(warm_up_soon(loop, len(plan.samples), plan.setup.seed))
+                    waits.extend(warm)
                     with progress_bars(show_progress) as progress:
                         await run_stages(plan, pool, progress, seconds, store)
 
@@ -134,6 +137,8 @@ def _execute(
                 )
                 waits.append(writing)
                 start = time.perf_counter()
+                for wait in warm:  # what the aggregate needs, made ready during the requests
+                    wait()
                 summary = plan.method.aggregate(plan.samples, results, plan.setup)
                 add_small_n(summary.systems, summary.across)
                 summary.notes.extend(closing() or [])
