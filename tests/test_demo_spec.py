@@ -14,6 +14,7 @@ from rich.console import Console
 from taiwa.benchmarks import get_method, method_names
 from taiwa.benchmarks.prompts import PromptsMethod
 from taiwa.demo import method_demo, run_config
+from taiwa.errors import TaiwaError
 from taiwa.harness.config import RunConfig
 from taiwa.harness.demo_spec import Demo, DemoRun, DemoStep, Lines, RunOutcome, one_run
 
@@ -94,6 +95,37 @@ def test_method_demo_runs_the_steps_in_order(tmp_path: Path) -> None:
     config = json.loads((tmp_path / "second" / "config.json").read_text(encoding="utf-8"))
     assert Path(config["config"]["data"]) == tmp_path / "prepared" / "items.jsonl"
     assert config["systems"] == ["builtin:eliza"]
+
+
+def test_a_second_demo_replaces_an_earlier_demos_other_run(tmp_path: Path) -> None:
+    """After an update that changes a demo's settings or inputs, `taiwa demo` runs again over
+    its own earlier run directories (it has no --overwrite to pass), but never over files
+    taiwa did not write."""
+    console = Console(file=io.StringIO(), width=120, record=True)
+
+    class Earlier(PromptsMethod):
+        def demo(self) -> Demo:
+            return one_run(DemoRun("p", systems=("builtin:parrot",), limit=1, show="nothing"))
+
+    class Later(PromptsMethod):
+        def demo(self) -> Demo:
+            return one_run(DemoRun("p", systems=("builtin:parrot",), limit=2, show="nothing"))
+
+    method_demo(Earlier(), console, tmp_path)
+    method_demo(Later(), console, tmp_path)
+    summary = json.loads((tmp_path / "p" / "summary.json").read_text(encoding="utf-8"))
+    assert summary["n_samples"] == 2
+    foreign = tmp_path / "q"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("mine", encoding="utf-8")
+
+    class Elsewhere(PromptsMethod):
+        def demo(self) -> Demo:
+            return one_run(DemoRun("q", systems=("builtin:parrot",), limit=1, show="nothing"))
+
+    with pytest.raises(TaiwaError, match="holds no taiwa run"):
+        method_demo(Elsewhere(), console, tmp_path)
+    assert (foreign / "notes.txt").read_text(encoding="utf-8") == "mine"
 
 
 def test_one_run_prints_its_note_from_the_outcome(tmp_path: Path) -> None:

@@ -84,7 +84,9 @@ def run_config(method: str, demo_run: DemoRun, out_dir: Path) -> RunConfig:
 def method_demo(method: Method[Any], console: Console, out_dir: Path) -> None:
     """Everything ``method.demo()`` declares, in order: each step's lines (while its ``status``
     shows), its runs through the runner, each printed as its ``show`` says, then its closing
-    lines."""
+    lines. A run directory left by an earlier demo with other settings or inputs (taiwa
+    updated since) is replaced: the demo's directories are its own (a directory holding files
+    taiwa did not write is still refused)."""
     from taiwa.harness.runner import run
 
     for step in method.demo().steps:
@@ -95,7 +97,7 @@ def method_demo(method: Method[Any], console: Console, out_dir: Path) -> None:
         outcomes: list[RunResult] = []
         for demo_run in step.runs:
             cfg = run_config(method.name, demo_run, out_dir)
-            res = run(cfg, method=method, show_progress=demo_run.progress)
+            res = run(cfg, method=method, show_progress=demo_run.progress, overwrite=True)
             if demo_run.show == "result":
                 tables.print_result(console, res)
             elif demo_run.show == "tables":
