@@ -214,3 +214,24 @@ def test_gold_human_acts_are_not_corrected(tmp_path: Path) -> None:
     s = json.loads((out / "summary.json").read_text("utf-8"))
     assert "corrected" not in s["systems"]["human"]
     assert "corrected" in s["systems"]["builtin:parrot"]
+
+
+def test_the_default_taggers_validation_is_tagged_once_and_handed_out_as_copies() -> None:
+    """The shipped tagger's validation on its bundled splits is computed once per process: the
+    same counts as tagging them now, and each run gets its own array."""
+    from taiwa.benchmarks.da_distribution import DADistributionOptions
+    from taiwa.benchmarks.da_distribution.correction import load_validation, run_validation
+    from taiwa.benchmarks.da_distribution.tagging import DEFAULT, load_classifier
+    from taiwa.taxonomies import load_taxonomy
+
+    options = DADistributionOptions()
+    first, second = run_validation(DEFAULT, options), run_validation(DEFAULT, options)
+    assert first is not None and second is not None
+    taxonomy = load_taxonomy(options.taxonomy)
+    fresh = load_validation(DEFAULT, None, taxonomy, load_classifier(None, taxonomy).tag_many)
+    assert fresh is not None
+    for got in (first, second):
+        assert (got.name, got.lengths) == (fresh.name, fresh.lengths)
+        assert np.array_equal(got.confusion, fresh.confusion)
+    first.confusion[0, 0] += 1
+    assert not np.array_equal(first.confusion, second.confusion)
