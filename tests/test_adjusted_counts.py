@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cli import taiwa
+from cli import taiwa_main
 from taiwa.metrics.adjusted_counts import (
     adjusted_estimates,
     adjusted_joint,
@@ -126,7 +126,7 @@ def test_confusion_helpers() -> None:
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("corr") / "run"
-    r = taiwa(
+    r = taiwa_main(
         "run", "da-distribution", "-m", "builtin:parrot", "-m", "human", "--limit", "80",
         "--out", str(out), "--no-cache", "-o", "consistency_repetitions=100",
     )  # fmt: skip
@@ -177,13 +177,13 @@ def test_a_user_validation_file_and_a_validate_report(tmp_path: Path) -> None:
     ]
     gold.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
     report = tmp_path / "report.json"
-    r = taiwa(
+    r = taiwa_main(
         "validate", "tagger", "--tagger", "default", "--data", str(gold), "--json", str(report)
     )
     assert r.returncode == 0, r.stderr
     for path, name in ((gold, str(gold)), (report, "taiwa validate tagger")):
         out = tmp_path / f"run-{path.stem}"
-        r = taiwa(
+        r = taiwa_main(
             "run", "da-distribution", "-m", "human", "--limit", "20", "--out", str(out),
             "-o", f"tagger_validation={path}", "-o", "consistency_repetitions=10", "-q",
         )  # fmt: skip
@@ -196,7 +196,7 @@ def test_a_user_validation_file_and_a_validate_report(tmp_path: Path) -> None:
 def test_a_bad_validation_file_is_one_line(tmp_path: Path) -> None:
     bad = tmp_path / "gold.jsonl"
     bad.write_text('{"id": "1", "context": "a", "reply": "b", "act": "挨拶もどき"}\n', "utf-8")
-    r = taiwa(
+    r = taiwa_main(
         "run", "da-distribution", "-m", "human", "-o", f"tagger_validation={bad}", "-q"
     )  # fmt: skip
     assert r.returncode == 2
@@ -206,7 +206,7 @@ def test_a_bad_validation_file_is_one_line(tmp_path: Path) -> None:
 
 def test_gold_human_acts_are_not_corrected(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    r = taiwa(
+    r = taiwa_main(
         "run", "da-distribution", "-m", "human", "-m", "builtin:parrot", "--limit", "20",
         "--out", str(out), "-o", "human_acts=labels", "-o", "consistency_repetitions=10", "-q",
     )  # fmt: skip
@@ -214,3 +214,24 @@ def test_gold_human_acts_are_not_corrected(tmp_path: Path) -> None:
     s = json.loads((out / "summary.json").read_text("utf-8"))
     assert "corrected" not in s["systems"]["human"]
     assert "corrected" in s["systems"]["builtin:parrot"]
+
+
+def test_the_default_taggers_validation_is_tagged_once_and_handed_out_as_copies() -> None:
+    """The shipped tagger's validation on its bundled splits is computed once per process: the
+    same counts as tagging them now, and each run gets its own array."""
+    from taiwa.benchmarks.da_distribution import DADistributionOptions
+    from taiwa.benchmarks.da_distribution.correction import load_validation, run_validation
+    from taiwa.benchmarks.da_distribution.tagging import DEFAULT, load_classifier
+    from taiwa.taxonomies import load_taxonomy
+
+    options = DADistributionOptions()
+    first, second = run_validation(DEFAULT, options), run_validation(DEFAULT, options)
+    assert first is not None and second is not None
+    taxonomy = load_taxonomy(options.taxonomy)
+    fresh = load_validation(DEFAULT, None, taxonomy, load_classifier(None, taxonomy).tag_many)
+    assert fresh is not None
+    for got in (first, second):
+        assert (got.name, got.lengths) == (fresh.name, fresh.lengths)
+        assert np.array_equal(got.confusion, fresh.confusion)
+    first.confusion[0, 0] += 1
+    assert not np.array_equal(first.confusion, second.confusion)

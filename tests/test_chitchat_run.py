@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from cli import taiwa
+from cli import taiwa_main
 from taiwa.benchmarks import get_method
 from taiwa.benchmarks.chitchat.dataset import load_tasks
 from taiwa.errors import InputError, TaiwaError
@@ -174,7 +174,7 @@ def test_a_human_ranking_of_an_unknown_system_stops_before_any_call(tmp_path: Pa
     with pytest.raises(InputError) as info:
         prepare(cfg, get_method(cfg.method))
     assert (info.value.line, info.value.field) == (2, "ranks.gpt-9")
-    proc = taiwa(
+    proc = taiwa_main(
         "run", "chitchat", "-m", "builtin:parrot", "-m", "human", "-o", f"human_ranks={ranks}",
         "--out", str(tmp_path / "o2"),
     )  # fmt: skip
@@ -311,11 +311,11 @@ def test_a_judge_whose_every_judgment_fails_still_renders(tmp_path: Path) -> Non
     out, cache = tmp_path / "run", tmp_path / "c"
     systems = ["-m", "builtin:eliza", "-m", "builtin:fixed", "-m", "builtin:parrot"]
     args = ["run", "chitchat", *systems, "--judge", "builtin:fixed", "-o", "per_task=3"]
-    r = taiwa(*args, "--out", str(out), "--cache-dir", str(cache), "-q")
+    r = taiwa_main(*args, "--out", str(out), "--cache-dir", str(cache), "-q")
     code, stdout, err = r.returncode, r.stdout, r.stderr
     assert code == 1 and "failed sample(s) exceed" in stdout, err
     assert "Traceback" not in err and "NoneType" not in stdout + err
     assert "undefined: a ranking is constant" in stdout
-    r = taiwa("report", str(out), "--out", str(tmp_path / "r.html"))
+    r = taiwa_main("report", str(out), "--out", str(tmp_path / "r.html"))
     assert r.returncode == 0, r.stderr
     assert "undefined: a ranking is constant" in (tmp_path / "r.html").read_text(encoding="utf-8")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from cli import taiwa
+from cli import taiwa, taiwa_main
 from taiwa.samples import sample_path
 
 GOLD = sample_path("da_response/gold.jsonl")
@@ -17,7 +17,7 @@ TAGS = sample_path("chitchat_da/replies.jsonl")
 
 def test_score_wed_on_samples(tmp_path: Path) -> None:
     out = tmp_path / "wed.json"
-    r = taiwa("score", "wed", "--pred", str(PRED), "--gold", str(GOLD), "--json", str(out))
+    r = taiwa_main("score", "wed", "--pred", str(PRED), "--gold", str(GOLD), "--json", str(out))
     assert r.returncode == 0, r.stderr
     assert "WED" in r.stdout and "deletion" in r.stdout
     data = json.loads(out.read_text(encoding="utf-8"))
@@ -34,7 +34,7 @@ def test_score_wlcs_reports_one_sided_ids(tmp_path: Path) -> None:
     lines = GOLD.read_text(encoding="utf-8").splitlines()
     gold = tmp_path / "gold.jsonl"
     gold.write_text("\n".join(lines[:10]) + "\n", encoding="utf-8")
-    r = taiwa("score", "wlcs", "--pred", str(PRED), "--gold", str(gold))
+    r = taiwa_main("score", "wlcs", "--pred", str(PRED), "--gold", str(gold))
     assert r.returncode == 0, r.stderr
     assert "50 id(s) only in --pred" in r.stderr
     assert "Weighted LCS" in r.stdout
@@ -42,7 +42,7 @@ def test_score_wlcs_reports_one_sided_ids(tmp_path: Path) -> None:
 
 def test_gold_against_itself_is_perfect(tmp_path: Path) -> None:
     out = tmp_path / "self.json"
-    r = taiwa("score", "wed", "--pred", str(GOLD), "--gold", str(GOLD), "--json", str(out))
+    r = taiwa_main("score", "wed", "--pred", str(GOLD), "--gold", str(GOLD), "--json", str(out))
     assert r.returncode == 0, r.stderr
     items = json.loads(out.read_text(encoding="utf-8"))["items"]
     assert all(it["wed"] == 0 and it["wlcs"] == pytest.approx(1.0) for it in items)
@@ -50,18 +50,18 @@ def test_gold_against_itself_is_perfect(tmp_path: Path) -> None:
 
 def test_score_dae_and_dami(tmp_path: Path) -> None:
     out = tmp_path / "dae.json"
-    r = taiwa("score", "dae", str(TAGS), "--json", str(out))
+    r = taiwa_main("score", "dae", str(TAGS), "--json", str(out))
     assert r.returncode == 0, r.stderr
     summary = json.loads(out.read_text(encoding="utf-8"))["summary"]
     assert summary["parrot"]["dae"]["value"] == 0.0
     assert summary["human"]["dae"]["value"] > summary["template"]["dae"]["value"] > 0
-    r = taiwa("score", "dami", str(TAGS), "--lift")
+    r = taiwa_main("score", "dami", str(TAGS), "--lift")
     assert r.returncode == 0, r.stderr
     assert "DAMI" in r.stdout and "transition lift: human" in r.stdout
 
 
 def test_score_rouge() -> None:
-    r = taiwa(
+    r = taiwa_main(
         "score",
         "rouge",
         "--pred",
@@ -91,7 +91,7 @@ def test_unknown_act_names_field(tmp_path: Path) -> None:
     bad.write_text(
         '{"id": "dr001", "steps": [{"act": "Banter", "importance": 1}]}\n', encoding="utf-8"
     )
-    r = taiwa("score", "wed", "--pred", str(bad), "--gold", str(GOLD))
+    r = taiwa_main("score", "wed", "--pred", str(bad), "--gold", str(GOLD))
     assert r.returncode == 2
     assert "bad.jsonl:1: field 'steps[0].act': expected one of the assistant7 acts" in r.stderr
 
@@ -117,7 +117,7 @@ def test_unknown_act_names_field(tmp_path: Path) -> None:
     ],
 )
 def test_help_everywhere(cmd: list[str]) -> None:
-    r = taiwa(*cmd, "--help")
+    r = taiwa_main(*cmd, "--help")
     assert r.returncode == 0
     assert "Usage" in r.stdout and len(r.stdout) > 200
 
@@ -161,7 +161,7 @@ def test_renormalised_sequences_are_counted_once(tmp_path: Path, metric: str, ba
             step["importance"] *= 0.5
     pred = tmp_path / "pred.jsonl"
     pred.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
-    r = taiwa("score", metric, "--pred", str(pred), "--gold", str(GOLD))
+    r = taiwa_main("score", metric, "--pred", str(pred), "--gold", str(GOLD))
     assert r.returncode == 0, r.stderr
     assert f"note: {bad} sequence(s) had importances not summing to 1" in r.stderr
 
@@ -173,20 +173,20 @@ def test_score_dami_notes_a_biased_estimate_at_small_n(tmp_path: Path) -> None:
     small = [r for r in rows if r["system"] == "human"][:5]
     path = tmp_path / "small.jsonl"
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in small), "utf-8")
-    r = taiwa("score", "dami", str(path))
+    r = taiwa_main("score", "dami", str(path))
     assert r.returncode == 0, r.stderr
     assert "human dami: n=5 < 50" in " ".join(r.stderr.split())
-    full = taiwa("score", "dami", str(TAGS))
+    full = taiwa_main("score", "dami", str(TAGS))
     assert "human dami:" not in " ".join(full.stderr.split())
 
 
 def test_boolean_flags_are_shown_as_flags() -> None:
     """Issue 24 point 9: `--overwrite` takes no value, so help shows no `<bool>` beside it."""
     for args in (["run", "--help"], ["score", "dami", "--help"], ["da", "train", "--help"]):
-        r = taiwa(*args)
+        r = taiwa_main(*args)
         assert r.returncode == 0, r.stderr
         assert "<bool>" not in r.stdout, args
-    r = taiwa("run", "--help")
+    r = taiwa_main("run", "--help")
     line = next(x for x in r.stdout.splitlines() if "--overwrite" in x)
     assert "Replace a run directory" in line
     assert "<int>" in next(x for x in r.stdout.splitlines() if "--limit" in x)
@@ -206,25 +206,25 @@ def test_boolean_flags_are_shown_as_flags() -> None:
 )
 def test_errors_name_the_flag_typed(args: list[str], message: str) -> None:
     """Issue 24 point 9: a bad value names the flag the user typed, not a config field."""
-    r = taiwa("run", "cohesion", *args)
+    r = taiwa_main("run", "cohesion", *args)
     assert r.returncode == 2 and message in r.stderr, r.stderr
     assert "field '" not in r.stderr and "Traceback" not in r.stderr
 
 
 def test_errors_name_the_role_flag_or_the_file_field(tmp_path: Path) -> None:
-    r = taiwa("run", "chitchat", "-m", "builtin:eliza", "--judge", "nope:x")
+    r = taiwa_main("run", "chitchat", "-m", "builtin:eliza", "--judge", "nope:x")
     assert r.returncode == 2 and "error: --judge: bad model spec 'nope:x'" in r.stderr
-    r = taiwa("run", "chitchat", "-m", "nope:x")
+    r = taiwa_main("run", "chitchat", "-m", "nope:x")
     assert r.returncode == 2 and "error: --model: bad model spec 'nope:x'" in r.stderr
     cfg = tmp_path / "run.yaml"
     cfg.write_text("method: cohesion\nlimit: 0\noptions:\n  distance: 0\n", encoding="utf-8")
-    r = taiwa("run", "--config", str(cfg))
+    r = taiwa_main("run", "--config", str(cfg))
     assert r.returncode == 2 and f"{cfg}: field 'limit'" in r.stderr
-    r = taiwa("run", "--config", str(cfg), "--limit", "3")
+    r = taiwa_main("run", "--config", str(cfg), "--limit", "3")
     assert r.returncode == 2 and f"({cfg}: field 'options.distance')" in r.stderr
-    r = taiwa("run", "--config", str(cfg), "--limit", "3", "-o", "distance=-1")
+    r = taiwa_main("run", "--config", str(cfg), "--limit", "3", "-o", "distance=-1")
     assert r.returncode == 2 and "(-o distance)" in r.stderr
-    r = taiwa(
+    r = taiwa_main(
         "build", "cooccurrence", str(cfg), "--out", str(tmp_path / "p.parquet"), "--window", "0"
     )
     assert r.returncode == 2 and "--window: " in r.stderr
@@ -280,11 +280,11 @@ def test_score_marks_estimates_from_a_handful_of_items(tmp_path: Path) -> None:
     few_pred, few_ref = tmp_path / "pred.jsonl", tmp_path / "ref.jsonl"
     for src, dst in ((pred, few_pred), (ref, few_ref)):
         dst.write_text("".join(src.read_text("utf-8").splitlines(True)[:3]), "utf-8")
-    r = taiwa("score", "rouge", "--pred", str(few_pred), "--ref", str(few_ref))
+    r = taiwa_main("score", "rouge", "--pred", str(few_pred), "--ref", str(few_ref))
     assert r.returncode == 0, r.stderr
     assert r.stdout.count("⚑") == 3
     assert "rouge1, rouge2, rougeL: n=3, below 10" in " ".join(r.stderr.split())
-    r = taiwa("score", "rouge", "--pred", str(pred), "--ref", str(ref))
+    r = taiwa_main("score", "rouge", "--pred", str(pred), "--ref", str(ref))
     assert r.returncode == 0 and "⚑" not in r.stdout + r.stderr
 
 

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from cli import taiwa_main
 from taiwa.benchmarks import get_method
 from taiwa.benchmarks.cohesion.calibration import best, calibrate, splice
 from taiwa.benchmarks.cohesion.dataset import load_dialogues
@@ -142,7 +143,7 @@ def test_cli_cohesion_options_and_errors(tmp_path: Path) -> None:
         (["-m", "builtin:parrot"], "cohesion takes no --model"),
         (["--annotator", "offline"], "cohesion has no role 'annotator'"),
     ):
-        r = subprocess.run([*cmd, *extra], capture_output=True, text=True, timeout=300, env=env)
+        r = taiwa_main(*cmd[3:], *extra)  # the real command's run above; its errors in-process
         assert r.returncode == 2 and message in r.stderr, (extra, r.stderr)
         assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
 

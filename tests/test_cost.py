@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from cli import taiwa
+from cli import taiwa_main
 from taiwa.benchmarks import get_method
 from taiwa.errors import TaiwaError
 from taiwa.harness.config import RunConfig
@@ -273,8 +273,8 @@ def test_cli_price_flag_prints_the_cost(tmp_path: Path) -> None:
     with serve(StubState()) as url:
         common = ["run", "prompts", "-m", "openai:stub", "--base-url", url, "-q"]
         common += ["--data", str(_prompts(tmp_path, 3)), "--cache-dir", str(tmp_path / "c")]
-        r = taiwa(*common, "--out", str(tmp_path / "a"), "--price", "stub=1000,1000")
-        bad = taiwa(*common, "--out", str(tmp_path / "b"), "--price", "stub=1")
+        r = taiwa_main(*common, "--out", str(tmp_path / "a"), "--price", "stub=1000,1000")
+        bad = taiwa_main(*common, "--out", str(tmp_path / "b"), "--price", "stub=1")
     assert r.returncode == 0, r.stderr
     assert "tokens per role" in r.stdout and "USD" in r.stdout
     assert bad.returncode == 2 and "--price 'stub=1'" in bad.stderr + bad.stdout

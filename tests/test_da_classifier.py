@@ -414,9 +414,9 @@ def test_cli_evaluate_prints_the_table(capsys: pytest.CaptureFixture[str]) -> No
 
 
 def test_taiwa_da_evaluate_prints_the_recorded_figures() -> None:
-    from cli import taiwa
+    from cli import taiwa_main
 
-    proc = taiwa("da", "evaluate")
+    proc = taiwa_main("da", "evaluate")
     assert proc.returncode == 0, proc.stderr
     meta = dac.DAClassifier.load().meta["held_out_metrics"]
     for name in (recipe.TIDY, recipe.CHAT):

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cli import taiwa
+from cli import taiwa_main
 from taiwa.annotators.da_classifier import MODEL_NAME, Example
 from taiwa.annotators.da_classifier_own import FORMAT, is_own, load_own, train_own
 from taiwa.annotators.da_classifier_recipe import CHAT_TRAIN_PATH, bundled
@@ -55,7 +55,7 @@ def data_files(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory: pytest.TempPathFactory, data_files: tuple[Path, Path]) -> Path:
     out = tmp_path_factory.mktemp("tagger") / "mine"
-    proc = taiwa("da", "train", "--data", str(data_files[0]), "--out", str(out))
+    proc = taiwa_main("da", "train", "--data", str(data_files[0]), "--out", str(out))
     assert proc.returncode == 0, proc.stderr
     assert "← chosen" in proc.stdout and "temperature" in proc.stdout
     assert "previous-act block: context tagger" in proc.stdout
@@ -115,7 +115,7 @@ def test_without_contexts_or_switched_off_no_block(tmp_path: Path) -> None:
     }
     data = _write(tmp_path / "mine.jsonl", rows)
     off = tmp_path / "off"
-    proc = taiwa("da", "train", "--no-previous-act", "--data", str(data), "--out", str(off))
+    proc = taiwa_main("da", "train", "--no-previous-act", "--data", str(data), "--out", str(off))
     assert proc.returncode == 0, proc.stderr
     assert "previous-act block: not trained (switched off" in proc.stdout
     for out in (tmp_path / "bare", off):
@@ -131,7 +131,7 @@ def test_a_missing_context_tagger_is_one_line(
     broken = tmp_path / "broken"
     shutil.copytree(trained, broken)
     (broken / f"{MODEL_NAME}_context.npz").unlink()
-    proc = taiwa("validate", "tagger", "--tagger", str(broken), "--data", str(data_files[1]))
+    proc = taiwa_main("validate", "tagger", "--tagger", str(broken), "--data", str(data_files[1]))
     assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
     assert f"{MODEL_NAME}_context.npz" in proc.stderr and "train it again" in proc.stderr
 
@@ -140,7 +140,7 @@ def test_validate_and_run_with_the_trained_tagger(
     trained: Path, data_files: tuple[Path, Path], tmp_path: Path
 ) -> None:
     report_path = tmp_path / "report.json"
-    proc = taiwa(
+    proc = taiwa_main(
         "validate", "tagger", "--tagger", str(trained), "--data", str(data_files[1]),
         "--json", str(report_path),
     )  # fmt: skip
@@ -160,7 +160,7 @@ def test_validate_and_run_with_the_trained_tagger(
     rows = [{"id": f"c{k}", "context": f"昨日は{k}時まで起きてたよ"} for k in range(4)]
     data.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
     out = tmp_path / "run"
-    run = taiwa(
+    run = taiwa_main(
         "run", "da-distribution", "-m", "builtin:parrot", "--tagger", str(trained),
         "--data", str(data), "--out", str(out), "--no-cache", "-q",
     )  # fmt: skip
@@ -183,7 +183,9 @@ def test_char_ngram_flag_trains_the_fast_tagger(
     """``--char-ngram``: the reply's character n-grams only (no MeCab pass, no vectors), the
     README's faster option; it loads and tags like any ``--tagger DIR``."""
     out = tmp_path / "fast"
-    proc = taiwa("da", "train", "--char-ngram", "--data", str(data_files[0]), "--out", str(out))
+    proc = taiwa_main(
+        "da", "train", "--char-ngram", "--data", str(data_files[0]), "--out", str(out)
+    )
     assert proc.returncode == 0, proc.stderr
     meta = json.loads((out / "taiwa_da.json").read_text("utf-8"))
     assert meta["training"]["features"] == "char-ngram"

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from cli import taiwa
+from cli import taiwa_main
 from taiwa.benchmarks import get_method
 from taiwa.benchmarks.da_distribution.dataset import iter_contexts
 from taiwa.benchmarks.da_distribution.tables import tables
@@ -38,7 +38,7 @@ def _read(path: Path) -> list[dict[str, Any]]:
 def table2(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The bundled test set answered by parrot, ELIZA and the human replies (CLI, as a user)."""
     out = tmp_path_factory.mktemp("dd") / "run"
-    r = taiwa(
+    r = taiwa_main(
         "run", "da-distribution", "-m", "builtin:parrot", "--models", "builtin:eliza,human",
         "--out", str(out), "--no-cache", "-q", "-o", "consistency_repetitions=500",
     )  # fmt: skip
@@ -149,7 +149,7 @@ def test_crowd_votes_as_the_tagger(tmp_path: Path) -> None:
     vf = tmp_path / "votes.jsonl"
     vf.write_text("".join(json.dumps(v, ensure_ascii=False) + "\n" for v in votes), "utf-8")
     out = tmp_path / "run"
-    r = taiwa(
+    r = taiwa_main(
         "run", "da-distribution", "-m", "builtin:parrot", "--tagger", f"votes:{vf}",
         "--data", str(data), "--out", str(out), "--no-cache", "-q",
     )  # fmt: skip
@@ -178,7 +178,7 @@ def test_a_bad_votes_file_is_one_line(tmp_path: Path, line: str, field: str | No
     vf = tmp_path / "votes.jsonl"
     ok = '{"id": "c1/builtin:parrot", "votes": {"意見": 2}}'
     vf.write_text(ok + "\n" + line + "\n", "utf-8")
-    r = taiwa(
+    r = taiwa_main(
         "run", "da-distribution", "-m", "builtin:parrot", "--tagger", f"votes:{vf}",
         "--data", str(data), "--out", str(tmp_path / "run"), "--no-cache", "-q",
     )  # fmt: skip
@@ -196,7 +196,7 @@ def test_a_bad_act_in_the_test_set_is_one_line(tmp_path: Path) -> None:
     rows = data.read_text("utf-8").splitlines()
     rows[1] = rows[1].replace("身の回りに関する事実", "雑談")
     data.write_text("\n".join(rows) + "\n", "utf-8")
-    r = taiwa("run", "da-distribution", "-m", "builtin:parrot", "--data", str(data), "-q")
+    r = taiwa_main("run", "da-distribution", "-m", "builtin:parrot", "--data", str(data), "-q")
     assert r.returncode == 2
     assert f"{data}:2" in r.stderr and "prev_act" in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
@@ -207,13 +207,15 @@ def test_a_bad_act_in_the_test_set_is_one_line(tmp_path: Path) -> None:
     [("no/such/dir", "bad model spec"), ("votes:", "names no file")],
 )
 def test_taggers_that_are_not_taggers(tmp_path: Path, tagger: str, message: str) -> None:
-    r = taiwa("run", "da-distribution", "-m", "builtin:parrot", "--tagger", tagger, "-q")
+    r = taiwa_main("run", "da-distribution", "-m", "builtin:parrot", "--tagger", tagger, "-q")
     assert r.returncode == 2
     assert message in r.stderr
 
 
 def test_a_directory_that_is_not_a_trained_tagger(tmp_path: Path) -> None:
-    r = taiwa("run", "da-distribution", "-m", "builtin:parrot", "--tagger", str(tmp_path), "-q")
+    r = taiwa_main(
+        "run", "da-distribution", "-m", "builtin:parrot", "--tagger", str(tmp_path), "-q"
+    )
     assert r.returncode == 2
     assert "no taiwa_da.json there" in r.stderr
 
@@ -307,7 +309,7 @@ def test_distinct_estimate_is_the_delete_one_jackknife() -> None:
 def test_registered_and_listed() -> None:
     m = get_method("da-distribution")
     assert m.seed == "002" and m.roles[0].name == "tagger"
-    r = taiwa("run", "da-distribution", "--help")
+    r = taiwa_main("run", "da-distribution", "--help")
     assert r.returncode == 0 and "consistency_sizes" in r.stdout and "votes:FILE" in r.stdout
 
 
@@ -323,7 +325,7 @@ def test_the_finer_opinion_taxonomy(tmp_path: Path) -> None:
     vf = tmp_path / "votes.jsonl"
     vf.write_text("".join(json.dumps(v, ensure_ascii=False) + "\n" for v in votes), "utf-8")
     common = ["-m", "builtin:parrot", "--data", str(data), "-o", "taxonomy=chitchat16", "-q"]
-    r = taiwa(
+    r = taiwa_main(
         "run", "da-distribution", *common, "--tagger", f"votes:{vf}", "--out", str(tmp_path / "r")
     )
     assert r.returncode == 0, r.stderr
@@ -336,7 +338,7 @@ def test_the_finer_opinion_taxonomy(tmp_path: Path) -> None:
         == 1
     )
     assert s["systems"]["builtin:parrot"]["dae"]["value"] == pytest.approx(1.0)
-    r = taiwa("run", "da-distribution", *common, "--out", str(tmp_path / "r2"))
+    r = taiwa_main("run", "da-distribution", *common, "--out", str(tmp_path / "r2"))
     assert r.returncode == 2 and "labels chitchat11 acts, not chitchat16" in r.stderr
 
 
@@ -350,7 +352,7 @@ def test_a_system_with_one_short_reply_is_flagged_not_a_traceback(tmp_path: Path
     replies = tmp_path / "hai.jsonl"
     replies.write_text("".join(json.dumps({"id": i, "text": "はい"}) + "\n" for i in ids))
     out = tmp_path / "run"
-    r = taiwa(
+    r = taiwa_main(
         "run", "da-distribution", "-m", f"replay:{replies}", "--limit", "40",
         "--out", str(out), "--no-cache", "-q",
     )  # fmt: skip
@@ -401,7 +403,7 @@ def test_replies_longer_than_the_taggers_validation_set_are_flagged(tmp_path: Pa
         "utf-8",
     )
     out = tmp_path / "run"
-    r = taiwa(
+    r = taiwa_main(
         "run", "da-distribution", "-m", f"replay:{long_file}", "-m", f"replay:{short_file}",
         "--limit", "20", "--out", str(out), "--no-cache", "-q",
     )  # fmt: skip

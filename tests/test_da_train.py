@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from cli import taiwa
+from cli import taiwa, taiwa_main
 from taiwa.annotators.da_classifier import DAClassifier, load_examples, taxonomy_acts
 from taiwa.annotators.da_encoder import EncoderTagger, require_hf
 from taiwa.annotators.da_encoder_train import (
@@ -260,7 +260,7 @@ def test_a_trained_encoder_tags_a_da_distribution_run(
     rows = [{"id": f"c{k}", "context": f"昨日は{k}時まで起きてたよ"} for k in range(4)]
     data.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
     run = tmp_path / "run"
-    r = taiwa(
+    r = taiwa_main(
         "run", "da-distribution", "-m", "builtin:parrot", "--tagger", str(out),
         "--data", str(data), "--out", str(run), "--no-cache", "-q",
     )  # fmt: skip

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from cli import taiwa
+from cli import taiwa_main
 from taiwa import flags
 from taiwa.benchmarks.intent.dataset import iter_items
 from taiwa.samples import sample_path
@@ -98,7 +98,7 @@ def test_intent_under_limit_flags_a_constant_answerer_in_terminal_summary_and_re
         "".join(json.dumps({"id": it["id"], "text": "**1**"}) + "\n" for it in items), "utf-8"
     )
     out = tmp_path / "run"
-    r = taiwa(
+    r = taiwa_main(
         "run", "intent", "-m", f"replay:{replay}", "-m", "builtin:random", "-m", "human",
         "--limit", "5", "--out", str(out), "--cache-dir", str(tmp_path / "cache"),
     )  # fmt: skip
@@ -118,7 +118,7 @@ def test_intent_under_limit_flags_a_constant_answerer_in_terminal_summary_and_re
         assert {f["code"] for f in s["systems"][other]["flags"]} == {"small-n"}
     assert s["systems"]["human"]["answers"]["answers"] == constant["answers"]["gold"]
     page = tmp_path / "report.html"
-    r = taiwa("report", str(out), "--out", str(page))
+    r = taiwa_main("report", str(out), "--out", str(page))
     assert r.returncode == 0, r.stderr
     html = page.read_text(encoding="utf-8")
     assert "<h4>flags</h4>" in html and "every answer named option 1" in html
@@ -175,7 +175,7 @@ def test_intent_accuracy_from_unparseable_answers_only_is_flagged(tmp_path: Path
     """A system whose every answer names no option scores 0 by the scoring rule, not by
     reading the intent wrongly: its accuracy is flagged all-imputed; a guesser's is not."""
     out = tmp_path / "run"
-    r = taiwa(
+    r = taiwa_main(
         "run", "intent", "-m", "builtin:fixed", "-m", "builtin:random", "--limit", "12",
         "--out", str(out), "--no-cache", "-q",
     )  # fmt: skip

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
-from cli import taiwa
+from cli import taiwa_main
 from taiwa.benchmarks import get_method
 from taiwa.benchmarks.prompts import METHOD as PROMPTS
 from taiwa.benchmarks.prompts.dataset import PromptSample
@@ -263,13 +263,13 @@ def test_several_systems_one_run_directory(tmp_path: Path) -> None:
 
 
 def test_list_and_method_help() -> None:
-    r = taiwa("list")
+    r = taiwa_main("list")
     assert r.returncode == 0, r.stderr
     for text in ("da-response", "cohesion", "prompts", "annotator=offline", "distance=3"):
         assert text in r.stdout
-    r = taiwa("run", "cohesion", "--help")
+    r = taiwa_main("run", "cohesion", "--help")
     assert r.returncode == 0 and "conditions" in r.stdout and "human_systems" in r.stdout
-    r = taiwa("run", "da-response", "-m", "builtin:fixed", "-o", "annotator_attempts=x")
+    r = taiwa_main("run", "da-response", "-m", "builtin:fixed", "-o", "annotator_attempts=x")
     assert r.returncode == 2 and "option 'annotator_attempts' of da-response" in r.stderr
 
 

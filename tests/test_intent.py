@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from cli import taiwa
+from cli import taiwa_main
 from taiwa.benchmarks.intent import parse_answer
 from taiwa.benchmarks.intent.dataset import IntentItem, dependent_groups, iter_items
 from taiwa.benchmarks.intent.prompts import model_prompt, question_text
@@ -143,7 +143,7 @@ def test_bad_items_are_one_line_errors(tmp_path: Path) -> None:
     for k, bad in enumerate(rows[1:], start=2):
         f = tmp_path / f"bad{k}.jsonl"
         f.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in (good, bad)) + "\n")
-        r = taiwa("run", "intent", "-m", "builtin:random", "--data", str(f), "-q")
+        r = taiwa_main("run", "intent", "-m", "builtin:random", "--data", str(f), "-q")
         assert r.returncode == 2
         assert f"{f}:2" in r.stderr and len(r.stderr.strip().splitlines()) == 1
 
@@ -199,7 +199,7 @@ def _summary(out: Path) -> dict[str, Any]:
 
 def test_table_1_with_a_random_guesser_and_the_annotators(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    r = taiwa("run", "intent", "-m", "builtin:random", "-m", "human", "--out", str(out),
+    r = taiwa_main("run", "intent", "-m", "builtin:random", "-m", "human", "--out", str(out),
               "--no-cache", "-q")  # fmt: skip
     assert r.returncode == 0, r.stderr
     assert "seed 004 Table 1" in r.stdout and "seed 004 Table 2" in r.stdout
@@ -235,7 +235,7 @@ def test_unparseable_answers_are_counted_and_wrong(tmp_path: Path) -> None:
         "utf-8",
     )
     out = tmp_path / "run"
-    r = taiwa("run", "intent", "-m", f"replay:{replay}", "--limit", "6", "--out", str(out),
+    r = taiwa_main("run", "intent", "-m", f"replay:{replay}", "--limit", "6", "--out", str(out),
               "--no-cache", "-q")  # fmt: skip
     assert r.returncode == 0, r.stderr
     block = _summary(out)["systems"][f"replay:{replay}"]

@@ -154,12 +154,12 @@ def test_the_demo_llm_tags_a_handful_of_replies(tmp_path: Path) -> None:
 
 
 def test_a_gold_file_for_an_llm_tagger_asks_for_a_report(tmp_path: Path) -> None:
-    from cli import taiwa
+    from cli import taiwa_main
 
     gold = tmp_path / "gold.jsonl"
     row = {"id": "1", "context": "暑いね", "reply": "ほんとに", "act": "うなずき・おうむ返し"}
     gold.write_text(json.dumps(row, ensure_ascii=False) + "\n", "utf-8")
-    r = taiwa(
+    r = taiwa_main(
         "run", "da-distribution", "-m", "human", "--tagger", "openai:x",
         "-o", f"tagger_validation={gold}", "-q",
     )  # fmt: skip

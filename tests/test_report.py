@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from cli import taiwa
+from cli import taiwa_main
 from report_runs import build_runs, failing_chitchat
 from taiwa.benchmarks import all_methods
 from taiwa.errors import InputError
@@ -115,7 +115,7 @@ def test_failures_are_counted_with_examples(tmp_path: Path) -> None:
 
 
 def _cli_error(*args: str) -> str:
-    r = taiwa("report", *args)
+    r = taiwa_main("report", *args)
     assert r.returncode == 2, r.stdout + r.stderr
     assert "Traceback" not in r.stderr
     return " ".join(r.stderr.split())
@@ -167,14 +167,14 @@ def test_truncated_stage_file_names_its_line(runs: dict[str, Path], tmp_path: Pa
 def test_not_a_run_directory(tmp_path: Path) -> None:
     msg = _cli_error(str(tmp_path / "nowhere"))
     assert "nowhere" in msg and "run directory" in msg
-    r = taiwa("report", str(tmp_path))
+    r = taiwa_main("report", str(tmp_path))
     assert r.returncode == 2 and "no finished run" in r.stderr
 
 
 def test_leaderboard_joins_runs(runs: dict[str, Path], tmp_path: Path) -> None:
     root = runs["cohesion"].parent
     out = tmp_path / "lb.html"
-    r = taiwa("leaderboard", str(root), "--out", str(out))
+    r = taiwa_main("leaderboard", str(root), "--out", str(out))
     assert r.returncode == 0, r.stderr
     html, md = out.read_text("utf-8"), out.with_suffix(".md").read_text("utf-8")
     assert html.count('<table class="sortable">') >= 6

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from cli import taiwa
+from cli import taiwa_main
 from taiwa.errors import InputError
 from taiwa.speech.render import RenderReport, TextField, render_dataset
 from taiwa.speech.tts import OpenJTalkTTS
@@ -160,15 +160,15 @@ def test_format_checks_say_what_is_wrong(tmp_path: Path) -> None:
 
 def test_build_audio_cli(tmp_path: Path) -> None:
     data = _dataset(tmp_path / "items.jsonl", TEXTS[:2])
-    res = taiwa("build", "audio", "--data", str(data), "--out", str(tmp_path / "a"))
+    res = taiwa_main("build", "audio", "--data", str(data), "--out", str(tmp_path / "a"))
     assert res.returncode == 0, res.stderr
     assert "2 file(s) rendered, 0 already there" in res.stdout
     rows = [json.loads(x) for x in (tmp_path / "a" / "items.jsonl").read_text().splitlines()]
     for row in rows:
         _assert_benchmark_wav(tmp_path / "a" / row["audio"])
-    res = taiwa("build", "audio", "--data", str(data), "--out", str(tmp_path / "a"))
+    res = taiwa_main("build", "audio", "--data", str(data), "--out", str(tmp_path / "a"))
     assert "0 file(s) rendered, 2 already there" in res.stdout
-    bad = taiwa("build", "audio", "--data", str(data), "--out", str(tmp_path), "--field", "x")
+    bad = taiwa_main("build", "audio", "--data", str(data), "--out", str(tmp_path), "--field", "x")
     assert bad.returncode == 2 and "expected TEXT_FIELD=AUDIO_KEY" in bad.stderr + bad.stdout
 
 
