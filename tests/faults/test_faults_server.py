@@ -190,7 +190,10 @@ def test_twenty_second_outage_loses_no_sample(tmp_path: Path) -> None:
     finally:
         server.stop()
     assert seconds > 20  # the outage did happen mid-run
-    assert res.failures == 0 and server.state.ok == n
+    assert res.failures == 0
+    # The requests in flight when the server went down may have been answered on its side
+    # (counted) with the answer lost with the connection: those are sent again, once each.
+    assert n <= server.state.ok <= n + cfg.concurrency
     _check_one_line_per_id(tmp_path, n)
 
 
