@@ -100,8 +100,8 @@ def grouped_bars(
     scale: float = 1.0,
 ) -> str:
     """One group of bars per category, one bar per series, each with its 95 % CI as an error
-    bar; the value (× ``scale``) over each bar while the bars are wide enough for it. A missing
-    estimate draws no bar; no estimate at all draws nothing (``""``)."""
+    bar; the value (× ``scale``) over each bar's error bar while the bars are wide enough for
+    it. A missing estimate draws no bar; no estimate at all draws nothing (``""``)."""
     import numpy as np
 
     if not _finite(_v(e) for ests in series.values() for e in ests):
@@ -121,11 +121,11 @@ def grouped_bars(
             bars = ax.bar(pos, np.nan_to_num(vals), width, yerr=err, capsize=3, label=name)
             if bars_total > 12:  # narrower than its label: the table has the numbers
                 continue
-            for rect, v in zip(bars, vals, strict=True):
-                if v == v:
+            for rect, v, top in zip(bars, vals, hi, strict=True):
+                if v == v:  # over the error bar's cap, not across its whisker
                     ax.annotate(
                         f"{v:.2f}",
-                        (rect.get_x() + rect.get_width() / 2, v),
+                        (rect.get_x() + rect.get_width() / 2, top if top == top else v),
                         xytext=(0, 2),
                         textcoords="offset points",
                         ha="center",
