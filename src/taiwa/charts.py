@@ -34,7 +34,8 @@ def _figure(width: float, height: float) -> Iterator[Figure]:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    rc: dict[str, Any] = {"svg.fonttype": "none", "svg.hashsalt": "taiwa"}
+    # grid lines behind the bars (matplotlib's default draws them across every bar)
+    rc: dict[str, Any] = {"svg.fonttype": "none", "svg.hashsalt": "taiwa", "axes.axisbelow": True}
     rc["font.family"] = _families()
     with rc_context(rc), warnings.catch_warnings():  # type: ignore[arg-type]
         # matplotlib's own fonts only estimate the width of Japanese text for the layout, and
