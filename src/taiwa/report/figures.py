@@ -181,7 +181,9 @@ def stacked_bars(
         ax.tick_params(axis="x", labelsize=FONT + 1)
         ax.set_xlim(left=0, right=max(float(left.max()) * 1.15, 0.05))
         ax.invert_yaxis()
-        ax.set_xlabel(xlabel)
+        # ended at the axes' right end: long category names narrow the axes, and a label
+        # centred under them ran off the figure ("… sums to the mean WE")
+        ax.set_xlabel(xlabel, loc="right")
         ax.grid(axis="x", alpha=0.3)
         legend_outside(ax)
     return out.text
