@@ -1,11 +1,16 @@
-"""Japanese ROUGE via rouge-score with the fugashi tokenizer (seed 001)."""
+"""Japanese ROUGE with the fugashi tokenizer (seed 001): rouge-score's formulas, checked equal
+to rouge-score itself."""
 
 from __future__ import annotations
+
+import random
 
 import pytest
 from rouge_score.rouge_scorer import RougeScorer
 
 from taiwa.metrics import rouge_ja
+from taiwa.metrics.overlap import ROUGE_TYPES, lcs_f, ngram_f
+from taiwa.text.tokenizer import default_tokenizer
 
 
 def test_identical_japanese_is_one() -> None:
@@ -38,3 +43,40 @@ def test_empty_strings_score_zero(pred: str, ref: str) -> None:
 
 def test_full_width_and_half_width_match() -> None:
     assert rouge_ja("ＡＢＣ１２３", "ABC123").rouge1 == 1.0
+
+
+class _Given:
+    """A tokenizer that splits on spaces: token lists chosen by the test."""
+
+    def tokenize(self, text: str) -> list[str]:
+        return text.split()
+
+
+def test_equal_to_rouge_score_float_for_float_on_random_token_lists() -> None:
+    """rouge-score's own computation (same tokens) against ours, exactly equal, over random
+    token lists with repeats, empty sides and one-token sides."""
+    rng = random.Random(7)
+    words = ["今日", "は", "雨", "です", "ね", "明日", "晴れ", "かな", "。", "猫"]
+    tok = _Given()
+    for _ in range(400):
+        ref = " ".join(rng.choices(words, k=rng.randint(0, 14)))
+        pred = " ".join(rng.choices(words, k=rng.randint(0, 14)))
+        got = RougeScorer(list(ROUGE_TYPES), tokenizer=tok).score(ref, pred)
+        r, p = tok.tokenize(ref), tok.tokenize(pred)
+        assert ngram_f(r, p, 1) == got["rouge1"].fmeasure, (ref, pred)
+        assert ngram_f(r, p, 2) == got["rouge2"].fmeasure, (ref, pred)
+        assert lcs_f(r, p) == got["rougeL"].fmeasure, (ref, pred)
+
+
+def test_equal_to_rouge_score_on_japanese_sentences() -> None:
+    pairs = [
+        ("昨日は駅前の本屋で料理の本を買いました。", "駅前の本屋で昨日、料理の本を二冊買ったよ。"),
+        ("うん、そうだね。また今度行こう。", "そうですね、また今度一緒に行きましょう。"),
+        ("週末は家でゆっくりしてた", "週末はずっと家でゆっくり過ごしていました。"),
+        ("はい", "いいえ、違います。"),
+    ]
+    tok = default_tokenizer()
+    for pred, ref in pairs:
+        got = RougeScorer(list(ROUGE_TYPES), tokenizer=tok).score(ref, pred)
+        ours = rouge_ja(pred, ref)
+        assert ours.as_dict() == {k: got[k].fmeasure for k in ROUGE_TYPES}, (pred, ref)

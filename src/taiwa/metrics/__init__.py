@@ -1,8 +1,8 @@
 """Pure metric functions: no I/O, no models (DESIGN.md, "Public API").
 
 The names load on first use (PEP 562): importing one submodule, e.g. ``taiwa.metrics.stats``,
-does not import ROUGE's dependencies (rouge_score → nltk → scipy.stats, most of a second),
-which a run that scores no overlap never needs (issue 29, point 1).
+does not import what the others need (ROUGE's tokenizer, fugashi and its dictionary), which a
+run that scores no overlap never needs (issue 29, point 1).
 """
 
 from __future__ import annotations

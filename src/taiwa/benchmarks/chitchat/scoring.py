@@ -26,7 +26,7 @@ def score_output(item: ChitchatItem, output: str | None) -> dict[str, Any]:
     if not extraction.ok:
         row.update(dict.fromkeys(ROUGE_KEYS, 0.0))
         return row
-    from taiwa.metrics.overlap import rouge_ja  # rouge-score and fugashi: only when scoring
+    from taiwa.metrics.overlap import rouge_ja  # fugashi: only when scoring
 
     row.update(rouge_ja(extraction.plain, item.reference_plain).as_dict())
     return row

@@ -44,7 +44,7 @@ def score_reply(sample: PromptSample, upstream: Upstream) -> dict[str, Any]:
     text = upstream["generate"]["text"] or ""
     row: dict[str, Any] = {"chars": len(text), "japanese_share": japanese_share(text)}
     if sample.reference is not None:
-        from taiwa.metrics.overlap import rouge_ja  # rouge-score and fugashi: only when needed
+        from taiwa.metrics.overlap import rouge_ja  # fugashi: only when needed
 
         row.update(rouge_ja(text, sample.reference).as_dict())
     return row
