@@ -154,6 +154,21 @@ def test_bom_and_crlf_are_fine(tmp_path: Path) -> None:
     assert [r.text for _, r in read_records(csv, TextRecord)] == ["こんにちは"]
 
 
+def test_lines_that_are_blank_or_need_a_closer_look_read_as_before(tmp_path: Path) -> None:
+    """JSONL lines are validated straight from their bytes; a line that does not validate so
+    (blank in Unicode's sense, escaped, a BOM past line 1) takes the checked path, which
+    skips it, reads it or names what is wrong just as before."""
+    escaped = '{"id": "b", "text": "\\u3053\\u3093"}\n'
+    data = "\ufeff" + GOOD_TEXT + "\u3000\u3000\n \t\n" + escaped
+    p = _bytes(tmp_path, data.encode("utf-8"))
+    assert [(n, r.id, r.text) for n, r in read_records(p, TextRecord)] == [
+        (1, "a", "こんにちは"),
+        (4, "b", "こん"),
+    ]
+    e = _text_error(_bytes(tmp_path, (GOOD_TEXT + "\ufeff" + GOOD_TEXT).encode("utf-8")))
+    assert e.line == 2 and "JSON" in e.expected, str(e)
+
+
 @pytest.mark.parametrize(
     ("data", "line", "got"),
     [

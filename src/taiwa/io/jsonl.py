@@ -13,7 +13,7 @@ from pydantic import BaseModel, ValidationError
 
 from taiwa.errors import InputError
 from taiwa.io.atomic import atomic_open
-from taiwa.io.text import MAX_DEPTH, check_values, decoded_lines, json_type
+from taiwa.io.text import MAX_DEPTH, check_values, decoded, decoded_lines, json_type, raw_lines
 from taiwa.schema import MAX_TEXT_CHARS
 
 M = TypeVar("M", bound=BaseModel)
@@ -70,23 +70,35 @@ def _iter_jsonl(p: Path) -> Iterator[tuple[int, dict[str, Any]]]:
 def _iter_jsonl_validated(
     p: Path, model: type[M], context: dict[str, Any]
 ) -> Iterator[tuple[int, M | dict[str, Any]]]:
-    """Each line as ``model`` when it validates in one step (pydantic's own JSON parser: about
-    a third less time than ``json.loads`` then validation), otherwise as the checked raw
-    object, for the caller's validation to name what is wrong. Only plain lines take the one
+    """Each line as ``model`` when it validates in one step (pydantic's own parser, straight
+    from the line's bytes: it rejects bytes that are not UTF-8, NUL and other control bytes
+    and a BOM as broken JSON), otherwise as the checked raw object, for the caller's
+    validation to name what is wrong. Only plain lines (:func:`_plain_bytes`) take the one
     step, so every check of :func:`_parse_line` still applies to the others; a line that fails
-    it is read again the usual way, so errors read as before."""
-    for number, line in _jsonl_lines(p):
-        record = _validated_in_one_step(model, line, context) if _plain(line) else None
-        yield number, record if record is not None else _parse_line(p, number, line)
+    it is read again the usual way (decoded, blank lines skipped, parsed, checked), so errors
+    read as before. One loop, no layer per line: on 10,000 intent items the layers cost a
+    third of the time before the first request (issue 29)."""
+    validate = model.model_validate_json
+    for number, raw in raw_lines(p):
+        if _plain_bytes(raw):
+            try:
+                yield number, validate(raw, context=context)
+                continue
+            except ValidationError:
+                pass
+        line = decoded(p, number, raw)
+        if line.strip():
+            yield number, _parse_line(p, number, line)
 
 
-def _validated_in_one_step(model: type[M], line: str, context: dict[str, Any]) -> M | None:
-    """``line`` as ``model`` by pydantic's JSON parser, or ``None`` when it does not validate
-    (the checked path then reads it again and names what is wrong)."""
-    try:
-        return model.model_validate_json(line, context=context)
-    except ValidationError:
-        return None
+def _plain_bytes(raw: bytes) -> bool:
+    """:func:`_plain` on a line's bytes: a line of at most :data:`MAX_TEXT_CHARS` bytes has no
+    longer string (a longer line takes the checked path, which counts characters)."""
+    return (
+        b"\\u" not in raw
+        and len(raw) <= MAX_TEXT_CHARS
+        and (raw.count(b"{") + raw.count(b"[") <= MAX_DEPTH)
+    )
 
 
 def _jsonable(record: BaseModel | Mapping[str, Any]) -> Any:

@@ -54,17 +54,27 @@ def decoded_lines(p: Path) -> Iterator[str]:
     """The lines of ``p`` as text (line ends kept), read as strict UTF-8 one line at a time;
     a leading BOM is dropped. Bytes that are not UTF-8, and NUL bytes (UTF-16 or binary
     data), are an :class:`InputError` naming the line and column."""
+    for number, raw in raw_lines(p):
+        yield decoded(p, number, raw)
+
+
+def raw_lines(p: Path) -> Iterator[tuple[int, bytes]]:
+    """``(line number, bytes)`` of every line of ``p`` (line ends kept), a leading UTF-8 BOM
+    dropped; :func:`decoded` checks and decodes one. An unreadable file is an
+    :class:`InputError`."""
     try:
         with p.open("rb") as fh:
             for number, raw in enumerate(fh, start=1):
                 if number == 1 and raw.startswith(codecs.BOM_UTF8):
                     raw = raw[len(codecs.BOM_UTF8) :]
-                yield _decoded(p, number, raw)
+                yield number, raw
     except OSError as exc:
         raise InputError(str(p), None, None, "a readable file", exc.strerror or str(exc)) from None
 
 
-def _decoded(p: Path, number: int, raw: bytes) -> str:
+def decoded(p: Path, number: int, raw: bytes) -> str:
+    """Line ``number`` of ``p`` as strict UTF-8 text, or the :class:`InputError` naming
+    what is wrong with its bytes."""
     if number == 1 and raw[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
         raise InputError(str(p), number, None, "UTF-8 text", "a UTF-16 byte order mark")
     nul = raw.find(b"\x00")

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
-from taiwa.io import InputError, iter_records, unique_ids
+from taiwa.io import InputError, check_id, iter_records
 from taiwa.schema import Id, NonBlank
 
 NONE_OF_THESE = "該当なし"
@@ -79,7 +79,20 @@ class IntentItem(QuestionBase):
 def iter_items(path: str | Path) -> Iterator[IntentItem]:
     """The items of ``path``, streamed; ids unique; the items of one group share its core
     sentence (only each group's core and first line are kept)."""
-    return unique_ids(path, _same_core(path, iter_records(path, IntentItem)))
+    seen: dict[str, int] = {}
+    cores: dict[str, tuple[str, int]] = {}
+    for line, item in iter_records(path, IntentItem):
+        check_id(path, line, item.id, seen)
+        core, first = cores.setdefault(item.group, (item.core, line))
+        if core != item.core:
+            raise InputError(
+                str(path),
+                line,
+                "core",
+                f"the core sentence of group {item.group!r} (line {first})",
+                item.core[:60],
+            )
+        yield item
 
 
 KEPT_ITEMS = 10_000
@@ -94,37 +107,18 @@ def iter_with_dependence(path: str | Path) -> Iterator[IntentItem]:
     :data:`KEPT_ITEMS` items the first pass's items are the ones yielded; a larger file is
     read again, so memory stays bounded."""
     kept: list[IntentItem] | None = []
-
-    def keeping(items: Iterable[IntentItem]) -> Iterator[IntentItem]:
-        nonlocal kept
-        for it in items:
-            if kept is not None:
-                kept.append(it)
-                if len(kept) > KEPT_ITEMS:
-                    kept = None
-            yield it
-
-    dependent = dependent_groups(keeping(iter_items(path)))
+    golds: dict[str, set[str]] = {}
+    for it in iter_items(path):  # one loop, no layer per item: this pass is on the way to
+        # the first request (issue 29)
+        golds.setdefault(it.group, set()).add(it.options[it.gold])
+        if kept is not None:
+            kept.append(it)
+            if len(kept) > KEPT_ITEMS:
+                kept = None
+    dependent = _dependent(golds)
     for item in kept if kept is not None else iter_items(path):
         item._dependent = item.group in dependent
         yield item
-
-
-def _same_core(
-    path: str | Path, records: Iterable[tuple[int, IntentItem]]
-) -> Iterator[tuple[int, IntentItem]]:
-    cores: dict[str, tuple[str, int]] = {}
-    for line, item in records:
-        core, first = cores.setdefault(item.group, (item.core, line))
-        if core != item.core:
-            raise InputError(
-                str(path),
-                line,
-                "core",
-                f"the core sentence of group {item.group!r} (line {first})",
-                item.core[:60],
-            )
-        yield line, item
 
 
 def dependent_groups(items: Iterable[IntentItem]) -> set[str]:
@@ -132,4 +126,9 @@ def dependent_groups(items: Iterable[IntentItem]) -> set[str]:
     golds: dict[str, set[str]] = {}
     for it in items:
         golds.setdefault(it.group, set()).add(it.options[it.gold])
+    return _dependent(golds)
+
+
+def _dependent(golds: dict[str, set[str]]) -> set[str]:
+    """The groups of ``golds`` (each group's distinct gold labels) with 2 or more."""
     return {g for g, labels in golds.items() if len(labels) >= 2}
