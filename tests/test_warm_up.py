@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import subprocess
 import sys
 import threading
 from pathlib import Path
@@ -72,6 +74,36 @@ def test_an_intent_runs_first_request_does_not_wait_for_numpy(tmp_path: Path) ->
     assert calls > 0
     assert first is False
     assert at_end is True
+
+
+LIGHT_BEFORE_THE_FIRST_REQUEST = ("numpy", "scipy", "sklearn", "matplotlib", "fugashi")
+"""Libraries no method needs before its first request: loading one there delays it (numpy
+alone 50-80 ms; da-response loaded it with its dataset and score stage)."""
+
+
+@pytest.mark.parametrize(
+    "method", ["prompts", "intent", "da-response", "chitchat", "da-distribution"]
+)
+def test_no_method_loads_a_heavy_library_before_its_first_request(
+    method: str, tmp_path: Path
+) -> None:
+    """Which of :data:`LIGHT_BEFORE_THE_FIRST_REQUEST` are loaded when a system gets its first
+    request, on each method's bundled sample: none (the run is ended there)."""
+    code = (
+        "import json, os, sys\n"
+        "from taiwa.models.builtin import BuiltinModel\n"
+        "async def complete(self, request):\n"
+        f"    heavy = [m for m in {LIGHT_BEFORE_THE_FIRST_REQUEST!r} if m in sys.modules]\n"
+        "    print(json.dumps(heavy), flush=True)\n"
+        "    os._exit(0)\n"
+        "BuiltinModel._complete = complete\n"
+        "from taiwa.cli import main\n"
+        f"main(['run', {method!r}, '-m', 'builtin:fixed', '-q', '--no-cache', "
+        f"'--out', {str(tmp_path / 'run')!r}])\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout.strip().splitlines()[-1]) == []
 
 
 def test_the_first_request_leaves_before_the_whole_chunk_is_built(tmp_path: Path) -> None:

@@ -5,11 +5,12 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from taiwa.schema import DASequence, DAStep
+
+if TYPE_CHECKING:
+    import numpy as np
 
 StepLike = DAStep | tuple[str, float] | Mapping[str, Any]
 SequenceLike = DASequence | Iterable[StepLike]
@@ -72,6 +73,8 @@ def encode_batch(
     Validation and renormalisation are those of :func:`normalised_steps`, done on the whole
     batch at once (one :class:`ImportanceWarning` says how many sequences were rescaled).
     """
+    import numpy as np  # here: the module is read before a run's first request, numpy is not
+
     step_lists = [
         s.steps if isinstance(s, DASequence) else (s if isinstance(s, list | tuple) else list(s))
         for s in seqs

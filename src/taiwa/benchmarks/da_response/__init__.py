@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from taiwa.benchmarks.da_response.dataset import DAResponseItem
     from taiwa.comparisons import ComparedMetric
     from taiwa.harness.demo_spec import Demo
-    from taiwa.harness.method import Results, Stage
+    from taiwa.harness.method import Results, Row, Stage, Upstream
     from taiwa.models.types import ChatMessage
     from taiwa.report.runs import RunData
     from taiwa.report.section import Section
@@ -51,6 +51,14 @@ class DAResponseOptions(BaseModel):
     annotator_max_tokens: int = Field(
         512, ge=16, le=8192, description="LLM annotator: length limit of one annotation"
     )
+
+
+def _score_reply(sample: DAResponseItem, upstream: Upstream) -> Row:
+    """:func:`~taiwa.benchmarks.da_response.scoring.score_reply`, its module (numpy, WED)
+    loaded on the first reply rather than before the first request (issue 29)."""
+    from taiwa.benchmarks.da_response.scoring import score_reply
+
+    return score_reply(sample, upstream)
 
 
 def messages(item: DAResponseItem, mode: str = "text") -> list[ChatMessage]:
@@ -146,7 +154,6 @@ class DAResponseMethod:
 
     def stages(self, setup: Setup) -> list[Stage[Any]]:
         from taiwa.benchmarks.da_response.annotate import annotate_stage
-        from taiwa.benchmarks.da_response.scoring import score_reply
         from taiwa.harness.stages import GenerateStage, LocalStage
 
         o: DAResponseOptions = setup.options
@@ -157,7 +164,7 @@ class DAResponseMethod:
             annotate_stage(
                 setup.roles["annotator"], o.annotator_attempts, o.annotator_max_tokens, setup.seed
             ),
-            LocalStage("score", score_reply, output="scores.jsonl"),
+            LocalStage("score", _score_reply, output="scores.jsonl"),
         ]
 
     def compared(self, options: DAResponseOptions) -> list[ComparedMetric]:
