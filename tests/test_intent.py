@@ -118,7 +118,7 @@ def test_items_know_their_dependence_read_once_or_twice(
 
     monkeypatch.setattr(dataset, "KEPT_ITEMS", kept)
     monkeypatch.setattr(dataset, "iter_items", counted)
-    items = list(dataset.iter_with_dependence(ITEMS))
+    items = list(dataset.read_with_dependence(ITEMS))
     plain = list(real(ITEMS))
     assert len(reads) == (1 if len(plain) <= kept else 2)
     assert [it.id for it in items] == [it.id for it in plain]

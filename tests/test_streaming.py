@@ -121,6 +121,27 @@ def test_sample_source_keeps_the_first_chunk_and_rereads_the_rest() -> None:
     assert loads == 1
 
 
+def test_a_list_from_load_is_kept_whole_and_never_read_again() -> None:
+    """A method whose ``load`` returns a list holds its samples itself (intent, up to 10,000
+    items): the chunks and every later pass (the aggregate's) come from that list, without
+    reading the file again."""
+    loads = 0
+
+    def load() -> list[int]:
+        nonlocal loads
+        loads += 1
+        return list(range(10))
+
+    held = SampleSource(load, chunk=3)
+    assert list(held.chunks()) == [[0, 1, 2], [3, 4, 5], [6, 7, 8], [9]]
+    assert list(held) == list(range(10)) and len(held) == 10 and loads == 1
+    limited = SampleSource(load, limit=4, chunk=3)
+    assert list(limited.chunks()) == [[0, 1, 2], [3]] and list(limited) == [0, 1, 2, 3]
+    assert len(limited) == 4 and loads == 2
+    empty = SampleSource(list, chunk=3)
+    assert (len(empty), list(empty.chunks())) == (0, [[]])
+
+
 def _peak_rss_mb(args: list[str]) -> float:
     proc = subprocess.Popen(
         [sys.executable, "-m", "taiwa", *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE

@@ -295,7 +295,9 @@ class Method(Protocol, Generic[S]):
 
         May be a generator: the runner reads the dataset once to validate and count it before
         the first model call, then again chunk by chunk, so a large dataset is never held in
-        memory whole. Raise at the end for checks over the whole file."""
+        memory whole. Raise at the end for checks over the whole file. A list is kept whole
+        and never read again (a method that holds its samples anyway, e.g. after a pass over
+        the whole file)."""
         ...
 
     def reference(self, sample: S) -> str | None:

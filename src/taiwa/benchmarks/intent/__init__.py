@@ -11,7 +11,7 @@ The benchmark file (:mod:`.dataset`) is built by ``taiwa build intent`` (:mod:`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -73,10 +73,10 @@ class IntentMethod:
 
         return sample_path("intent/items.jsonl")
 
-    def load(self, path: Path, options: IntentOptions) -> Iterator[IntentItem]:
-        from taiwa.benchmarks.intent.dataset import iter_with_dependence
+    def load(self, path: Path, options: IntentOptions) -> Iterable[IntentItem]:
+        from taiwa.benchmarks.intent.dataset import read_with_dependence
 
-        return iter_with_dependence(path)
+        return read_with_dependence(path)
 
     def reference(self, sample: IntentItem) -> str | None:
         return sample.options[sample.gold]  # `human`: the annotators' majority answer

@@ -64,7 +64,7 @@ class IntentItem(QuestionBase):
     @property
     def dependent(self) -> bool | None:
         """Whether the item's group is context-dependent in the whole file it was read from
-        (set by :func:`iter_with_dependence`; ``None`` when read otherwise)."""
+        (set by :func:`read_with_dependence`; ``None`` when read otherwise)."""
         return self._dependent
 
     @model_validator(mode="after")
@@ -100,12 +100,13 @@ KEPT_ITEMS = 10_000
 again: a benchmark of this size costs one pass before the first request, not two."""
 
 
-def iter_with_dependence(path: str | Path) -> Iterator[IntentItem]:
+def read_with_dependence(path: str | Path) -> list[IntentItem] | Iterator[IntentItem]:
     """The items of ``path``, each knowing whether its group is context-dependent in the
     whole file (a first pass reads every group's gold labels), so that a run on the first
     items (``--limit``) splits them as the full benchmark does (seed 004 §3.1). Up to
-    :data:`KEPT_ITEMS` items the first pass's items are the ones yielded; a larger file is
-    read again, so memory stays bounded."""
+    :data:`KEPT_ITEMS` items the first pass's items are returned, as a list (the runner keeps
+    it and reads the file no more); a larger file is read again, streamed, so memory stays
+    bounded."""
     kept: list[IntentItem] | None = []
     golds: dict[str, set[str]] = {}
     for it in iter_items(path):  # one loop, no layer per item: this pass is on the way to
@@ -116,7 +117,15 @@ def iter_with_dependence(path: str | Path) -> Iterator[IntentItem]:
             if len(kept) > KEPT_ITEMS:
                 kept = None
     dependent = _dependent(golds)
-    for item in kept if kept is not None else iter_items(path):
+    if kept is not None:
+        for item in kept:
+            item._dependent = item.group in dependent
+        return kept
+    return _marked(iter_items(path), dependent)
+
+
+def _marked(items: Iterable[IntentItem], dependent: set[str]) -> Iterator[IntentItem]:
+    for item in items:
         item._dependent = item.group in dependent
         yield item
 
