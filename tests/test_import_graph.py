@@ -65,6 +65,7 @@ RUNNER_SIDE = (
     "taiwa.harness.plan",
     "taiwa.harness.stage_run",
     "taiwa.harness.chunk_run",
+    "taiwa.harness.chunk_overlap",
     "taiwa.harness.followers",
     "taiwa.harness.run_output",
     "taiwa.harness.held",

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +20,8 @@ from taiwa.harness.config import RunConfig
 from taiwa.harness.rows import RowStore
 from taiwa.harness.runner import run
 from taiwa.harness.samples import SampleSource
+from taiwa.models.builtin import BuiltinModel
+from taiwa.models.types import ChatRequest
 from taiwa.samples import sample_path
 
 
@@ -77,6 +81,75 @@ def test_cohesion_in_chunks_writes_what_one_chunk_writes(
     whole, chunked = _run_both_ways(tmp_path, monkeypatch, method="cohesion")
     assert whole == chunked
     assert whole["summary.json"]["across"]["examples"]  # gathered while the rows stream by
+
+
+class _Staggered(BuiltinModel):
+    """The parrot, two requests at a time, each answered after 20 ms; ``slow`` after 300 ms.
+    It logs ("start"|"end", prompt) as requests come and go."""
+
+    def __init__(self, slow: str) -> None:
+        super().__init__("parrot")
+        self.concurrency = 2
+        self.slow = slow
+        self.log: list[tuple[str, str]] = []
+
+    async def _complete(self, request: ChatRequest) -> str:
+        text = request.last_user_text
+        self.log.append(("start", text))
+        await asyncio.sleep(0.3 if text == self.slow else 0.02)
+        self.log.append(("end", text))
+        return text
+
+
+def test_the_next_chunk_starts_while_the_last_replies_of_one_are_awaited(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Chunks of 4 samples at concurrency 2, the last sample of the first chunk slow: the
+    second chunk's first request goes out before that reply is in (a free slot is not left
+    idle at a chunk's seam), and the rows are still written in the samples' order."""
+    data = tmp_path / "prompts.jsonl"
+    data.write_text("".join(f'{{"id": "p{i}", "prompt": "q{i}"}}\n' for i in range(8)), "utf-8")
+    monkeypatch.setattr(samples_module, "CHUNK", 4)
+    monkeypatch.setattr(samples_module, "ROUNDS", 1)
+    model = _Staggered(slow="q3")
+    cfg = RunConfig(
+        method="prompts", models=["builtin:parrot"], data=data, out=tmp_path / "run",
+        no_cache=True, concurrency=2,
+    )  # fmt: skip
+    res = run(cfg, get_method("prompts"), preloaded={"builtin:parrot": model}, show_progress=False)
+    assert res.failures == 0
+    assert model.log.index(("start", "q4")) < model.log.index(("end", "q3")), model.log
+    rows = (res.run_dir / "responses.jsonl").read_text(encoding="utf-8").splitlines()
+    assert [json.loads(r)["id"] for r in rows] == [f"p{i}" for i in range(8)]
+
+
+def test_the_response_caches_queue_is_bounded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rows put faster than the writer commits them wait for it once
+    :data:`~taiwa.models.cache.MAX_PENDING` are queued (100,000 parrot replies queued 66,000
+    rows before, and peak RSS grew with the run); every row is still committed."""
+    from taiwa.models import cache as cache_module
+
+    monkeypatch.setattr(cache_module, "MAX_PENDING", 10)
+    real = cache_module.ResponseCache._commit
+
+    def slow(self: Any, db: Any, batch: Any) -> None:
+        time.sleep(0.01)
+        real(self, db, batch)
+
+    monkeypatch.setattr(cache_module.ResponseCache, "_commit", slow)
+    cache = cache_module.ResponseCache(tmp_path / "c.sqlite")
+    queued = []
+    for i in range(200):
+        cache.put(f"k{i}", f"返事{i}")
+        queued.append(len(cache._pending))
+    cache.close()
+    assert max(queued) <= 10 and max(queued) >= 5
+    again = cache_module.ResponseCache(tmp_path / "c.sqlite")
+    keys = [f"k{i}" for i in range(200)]
+    assert again.get_many(keys) == {k: f"返事{k[1:]}" for k in keys}
+    again.close()
 
 
 def test_spill_files_are_removed_and_a_killed_runs_are_cleaned(tmp_path: Path) -> None:

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeAlias
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from taiwa.harness.chunk_overlap import Draining, StageSeconds, after, run_overlapping
 from taiwa.harness.followers import Followers
 from taiwa.harness.method import SYSTEM, Row, Stage
 from taiwa.harness.plan import Plan, plan_models
@@ -36,6 +37,10 @@ def progress_bars(show: bool) -> Progress:
         TimeRemainingColumn(),
         disable=not show,
     )
+
+
+Before: TypeAlias = "asyncio.Future[None] | None"
+"""The chunk before (its task), which a chunk waits for before it stores rows."""
 
 
 async def check_models(plan: Plan, pool: ModelPool) -> None:
@@ -60,8 +65,15 @@ async def run_stages(
         )
         for st in plan.stages
     }
-    for chunk in plan.samples.chunks():
-        await _run_chunk(plan, chunk, pool, progress, tasks, seconds, store)
+    clock = StageSeconds(seconds)
+
+    async def run(chunk: list[Any], draining: asyncio.Event, before: Before) -> None:
+        try:
+            await _run_chunk(plan, chunk, pool, progress, tasks, clock, store, draining, before)
+        finally:
+            draining.set()
+
+    await run_overlapping(plan.samples.chunks(), run)
 
 
 async def _run_chunk(
@@ -70,12 +82,17 @@ async def _run_chunk(
     pool: ModelPool,
     progress: Progress,
     tasks: Mapping[str, Any],
-    seconds: dict[str, float],
+    clock: StageSeconds,
     store: RowStore,
+    draining: asyncio.Event,
+    before: Before,
 ) -> None:
     """The stages on one chunk, in order. Per-system stages that call no model and directly
     follow one that does run sample by sample as the model's rows are made (pipelined: a
-    score stage is done by the time the last reply arrives)."""
+    score stage is done by the time the last reply arrives). ``draining`` is set once the
+    chunk's first model stage leaves its model slots it cannot fill (the next chunk may
+    start: :mod:`taiwa.harness.chunk_overlap`); the rows are stored once the chunk
+    ``before`` this one has stored all of its own."""
     ids = [s.id for s in samples]
     upstream: dict[str, dict[str, dict[str, Row]]] = {
         sys_: {sid: {} for sid in ids} for sys_ in plan.systems
@@ -90,15 +107,18 @@ async def _run_chunk(
             progress.advance(task, x)
 
         if stage.across_systems:
+            model = _stage_model(plan, pool, stage, "")
             rows = await run_stage(
                 stage,
                 samples,
                 lambda s: {sys_: upstream[sys_][s.id] for sys_ in plan.systems},
-                _stage_model(plan, pool, stage, ""),
+                model,
                 advance,
+                on_drained=_lane(_first_model_stage(model is not None, draining, 1)),
             )
+            clock.add(stage.name, start, time.perf_counter())
+            await after(before)
             store.append(stage.name, "", _with_ids(ids, "", rows))
-            seconds[stage.name] = round(seconds.get(stage.name, 0.0) + _since(start), 3)
             i += 1
             continue
         models = {sys_: _stage_model(plan, pool, stage, sys_) for sys_ in plan.systems}
@@ -111,6 +131,8 @@ async def _run_chunk(
                     break
                 followers.append(later)
         pipe = Followers(stage.name, followers, upstream, progress, tasks)
+        calls = any(m is not None for m in models.values())
+        lanes = _first_model_stage(calls, draining, len(plan.systems))
         try:
             per_system = await asyncio.gather(
                 *(
@@ -121,6 +143,7 @@ async def _run_chunk(
                         models[sys_],
                         advance,
                         pipe.lane(sys_),
+                        _lane(lanes),
                     )
                     for sys_ in plan.systems
                 )
@@ -128,20 +151,30 @@ async def _run_chunk(
             await pipe.drain()
         finally:
             pipe.close()
+        # the followers ran on their own thread, beside the requests: not subtracted
+        clock.add(stage.name, start, time.perf_counter())
+        await after(before)
         for sys_, rows in zip(plan.systems, per_system, strict=True):
             store.append(stage.name, sys_, _with_ids(ids, sys_, rows))
-        # the followers ran on their own thread, beside the requests: not subtracted
-        seconds[stage.name] = round(seconds.get(stage.name, 0.0) + _since(start), 3)
         for f in followers:
             for sys_ in plan.systems:
                 rows = [upstream[sys_][sid][f.name] for sid in ids]
                 store.append(f.name, sys_, _with_ids(ids, sys_, rows))
+            seconds = clock.seconds
             seconds[f.name] = round(seconds.get(f.name, 0.0) + pipe.seconds[f.name], 3)
         i += 1 + len(followers)
 
 
-def _since(start: float) -> float:
-    return time.perf_counter() - start
+def _first_model_stage(calls: bool, draining: asyncio.Event, lanes: int) -> Draining | None:
+    """What sets the chunk's ``draining`` once each of a stage's ``lanes`` has drained, for
+    the first stage of the chunk that calls a model (None for the others)."""
+    if not calls or draining.is_set():
+        return None
+    return Draining(draining, lanes)
+
+
+def _lane(draining: Draining | None) -> Callable[[], None] | None:
+    return draining.lane() if draining is not None else None
 
 
 def _stage_model(plan: Plan, pool: ModelPool, stage: Stage[Any], system: str) -> RoleModel | None:

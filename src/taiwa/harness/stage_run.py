@@ -59,6 +59,7 @@ async def run_stage(
     model: RoleModel | None,
     advance: Callable[[float], None],
     on_done: Callable[[Any, Row], None] | None = None,
+    on_drained: Callable[[], None] | None = None,
 ) -> list[Row]:
     """One stage for one system (or across systems): rows in sample order.
 
@@ -68,8 +69,11 @@ async def run_stage(
     ready to go out, so sending comes first), and ``on_done(sample, row)`` is called with each
     final row as it is made: later local stages run while the other requests are in flight.
     The first :data:`FIRST_WAVE_ROUNDS` rounds of requests are sent while the others are
-    built (a model whose batches share one request limit: :class:`ConcurrentModel`)."""
+    built (a model whose batches share one request limit: :class:`ConcurrentModel`).
+    ``on_drained`` is called once the model has slots the stage cannot fill
+    (:class:`Unanswered`)."""
     done: dict[str, Row] = {}
+    unanswered = Unanswered(on_drained, _slots(model))
 
     def settle(s: Any, row: Row) -> None:
         done[s.id] = row
@@ -98,7 +102,7 @@ async def run_stage(
     head = build(itertools.islice(feed, _first_wave(model, len(samples))))
     retry: list[Pending] = []
     early = _EarlyFinish(_concluder(stage, model, settle, 1, retry), advance)
-    first = _send(stage, model, head, early)
+    first = _send(stage, model, head, early, unanswered)
     second: asyncio.Future[list[ChatResponse]] | None = None
     try:
         rest: list[Pending] = []
@@ -111,7 +115,8 @@ async def run_stage(
         for (s, _), row in zip(local, local_results(stage, local), strict=True):
             settle(s, row)
             advance(1)
-        second = _send(stage, model, rest, early)
+        second = _send(stage, model, rest, early, unanswered)
+        unanswered.all_sent()
         waves = [f for f in (first, second) if f is not None]
         if waves:  # the first error of either stops both
             finished, _ = await asyncio.wait(waves, return_when=asyncio.FIRST_EXCEPTION)
@@ -124,6 +129,7 @@ async def run_stage(
                 fut.cancel()
         await asyncio.gather(*(f for f in (first, second) if f is not None), return_exceptions=True)
         raise
+    unanswered.done()
     early.finish_the_rest(replies)
     attempt = 2
     while retry:
@@ -135,26 +141,80 @@ async def run_stage(
     return [done[s.id] for s in samples]
 
 
+class Unanswered:
+    """One stage's first-attempt requests to one model: calls ``drained`` once every request
+    is handed to the model and fewer than ``slots`` are unanswered, so the model has slots
+    this stage cannot fill (the next chunk may take them: :mod:`taiwa.harness.chunk_overlap`),
+    or once the stage ends."""
+
+    def __init__(self, drained: Callable[[], None] | None, slots: int) -> None:
+        self.drained = drained
+        self.slots = slots
+        self.sent = 0
+        self.answered = 0
+        self.complete = False
+
+    def add(self, n: int) -> None:
+        self.sent += n
+
+    def all_sent(self) -> None:
+        self.complete = True
+        self._check()
+
+    def answer(self) -> None:
+        self.answered += 1
+        self._check()
+
+    def _check(self) -> None:
+        if self.complete and self.sent - self.answered < self.slots:
+            self.done()
+
+    def done(self) -> None:
+        """The stage has ended (or drained): ``drained`` is called, once."""
+        drained, self.drained = self.drained, None
+        if drained is not None:
+            drained()
+
+
 def _first_wave(model: RoleModel | None, n: int) -> int:
     """Samples whose requests go out before the rest are built (all of them, for a model
     whose concurrent batches would not share one request limit)."""
+    slots = _slots(model)
+    return FIRST_WAVE_ROUNDS * slots if slots else n
+
+
+def _slots(model: RoleModel | None) -> int:
+    """Requests ``model`` has in flight at once (0: not a model with a shared limit)."""
     if model is None or not isinstance(model.inner, ConcurrentModel):
-        return n
-    return FIRST_WAVE_ROUNDS * max(1, model.inner.concurrency)
+        return 0
+    return max(1, model.inner.concurrency)
 
 
 def _send(
-    stage: Stage[Any], model: RoleModel | None, pending: Sequence[Pending], early: _EarlyFinish
+    stage: Stage[Any],
+    model: RoleModel | None,
+    pending: Sequence[Pending],
+    early: _EarlyFinish,
+    unanswered: Unanswered | None = None,
 ) -> asyncio.Future[list[ChatResponse]] | None:
     """``pending``'s requests sent to ``model`` (their replies, in order, as a future; None
-    when there is nothing to send), each sample finished by ``early`` as its replies come."""
+    when there is nothing to send), each sample finished by ``early`` as its replies come
+    (and each reply counted by ``unanswered``)."""
     if not pending:
         return None
     if model is None:
         raise TaiwaError(f"stage {stage.name} asked for a model but its role has none")
     early.add(pending)
     flat = [r for _, _, reqs in pending for r in reqs]
-    return asyncio.ensure_future(model.generate(flat, on_response=early.on_response))
+    on_response = early.on_response
+    if unanswered is not None:
+        unanswered.add(len(flat))
+
+        def on_response(res: ChatResponse) -> None:
+            early.on_response(res)
+            unanswered.answer()
+
+    return asyncio.ensure_future(model.generate(flat, on_response=on_response))
 
 
 def _concluder(
