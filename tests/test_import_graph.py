@@ -141,12 +141,24 @@ def _base(module: str, is_package: bool, node: ast.ImportFrom) -> str:
     return f"{base}.{node.module}" if node.module else base
 
 
+def _parse(path: Path) -> ast.Module:
+    """``path``'s syntax tree. Python 3.11 may raise ``SystemError: AST constructor recursion
+    depth mismatch`` when another thread of the process builds a tree at the same moment
+    (CPython gh-106905; a test run's background thread compiling a module it imports): that
+    one is parsed again."""
+    text = path.read_text(encoding="utf-8")
+    try:
+        return ast.parse(text, filename=str(path))
+    except SystemError:
+        return ast.parse(text, filename=str(path))
+
+
 def import_graph(src: Path, root: str = ROOT) -> list[Edge]:
     """Every import edge between modules of ``root`` (imports of other packages left out)."""
     modules = module_names(src, root)
     edges: list[Edge] = []
     for name, path in modules.items():
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        tree = _parse(path)
         is_package = path.name == "__init__.py"
         for node, lazy, typing in _imports(tree):
             targets: list[str] = []

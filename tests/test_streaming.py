@@ -123,6 +123,50 @@ def test_the_next_chunk_starts_while_the_last_replies_of_one_are_awaited(
     assert [json.loads(r)["id"] for r in rows] == [f"p{i}" for i in range(8)]
 
 
+class _Timed(BuiltinModel):
+    """A built-in baseline, two requests at a time, each answered after 10 ms, logging when
+    each request starts and ends."""
+
+    def __init__(self, name: str, log: list[tuple[str, str, float]]) -> None:
+        super().__init__(name)
+        self.concurrency = 2
+        self.log = log
+
+    async def _complete(self, request: ChatRequest) -> str:
+        self.log.append((self.name, "start", time.perf_counter()))
+        await asyncio.sleep(0.01)
+        reply = await super()._complete(request)
+        self.log.append((self.name, "end", time.perf_counter()))
+        return reply
+
+
+def test_a_judge_works_on_one_chunk_while_the_system_answers_the_next(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two stages call models (the system, then a judge): chunks are a few rounds long and
+    the judge's requests go out while the system still answers later chunks, instead of the
+    judge waiting for the system's last reply; the rows are those of a one-chunk run."""
+    log: list[tuple[str, str, float]] = []
+    models = {"builtin:fixed": _Timed("fixed", log), "builtin:eliza": _Timed("eliza", log)}
+
+    def config(name: str) -> RunConfig:
+        return RunConfig(
+            method="chitchat", models=["builtin:fixed"], roles={"judge": "builtin:eliza"},
+            options={"judge_modes": "single", "judge_attempts": 1}, out=tmp_path / name,
+            no_cache=True, concurrency=2, limit=24,
+        )  # fmt: skip
+
+    chunked = run(config("chunked"), get_method("chitchat"), preloaded=models, show_progress=False)
+    system_done = max(t for who, what, t in log if who == "fixed" and what == "end")
+    judge_starts = [t for who, what, t in log if who == "eliza" and what == "start"]
+    assert len(judge_starts) >= 12  # the replies the judge could read (the rest: no reply)
+    assert sum(t < system_done for t in judge_starts) >= len(judge_starts) // 2, log
+    monkeypatch.setattr(samples_module, "PIPELINE_ROUNDS", 1000)  # one chunk
+    whole = run(config("whole"), get_method("chitchat"), preloaded=models, show_progress=False)
+    assert whole.failures == chunked.failures
+    assert _files(whole.run_dir) == _files(chunked.run_dir)
+
+
 def test_the_response_caches_queue_is_bounded(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -10,9 +10,12 @@ Now the next chunk starts as soon as the current one's model has slots it cannot
 first model stage has sent every request and fewer are unanswered than the model's
 concurrency (:class:`~taiwa.harness.stage_run.Unanswered`, :class:`Draining`). The next
 chunk's first requests then take the slots the last round frees. At most two chunks run at
-once (memory stays bounded by two chunks), and a chunk writes its rows only after the one
-before it has written all of its own, so the output files keep the samples' order and are the
-same as without the overlap (``tests/test_streaming.py``).
+once, one more for each further stage that calls a model (:func:`at_once`: with a judge after
+the system, the next chunk's system stage runs beside this chunk's judge stage, chunks being
+short then, :data:`~taiwa.harness.samples.PIPELINE_ROUNDS`); memory stays bounded by a few
+chunks. A chunk writes its rows only after the one before it has written all of its own, so
+the output files keep the samples' order and are the same as without the overlap
+(``tests/test_streaming.py``).
 """
 
 from __future__ import annotations
@@ -28,17 +31,23 @@ Run = Callable[[T, asyncio.Event, "asyncio.Future[None] | None"], Awaitable[None
 chunk may start and awaits ``before`` (:func:`after`) before it writes rows."""
 
 AT_ONCE = 2
-"""Chunks that run at once: the current one and the one finishing before it."""
+"""Chunks that run at once (at least): the current one and the one finishing before it."""
 
 
-async def run_overlapping(chunks: Iterable[T], run: Run[T]) -> None:
+def at_once(calling_stages: int) -> int:
+    """Chunks at once for a run whose ``calling_stages`` stages call models: one per such
+    stage and one more, so that each model stage can be busy with a chunk of its own."""
+    return max(AT_ONCE, calling_stages + 1)
+
+
+async def run_overlapping(chunks: Iterable[T], run: Run[T], most: int = AT_ONCE) -> None:
     """``run`` on each chunk in order, the next one started once the current one sets its
-    ``draining`` event (or ends), at most :data:`AT_ONCE` at a time. The first error stops
-    every chunk still running and is raised."""
+    ``draining`` event (or ends), at most ``most`` at a time. The first error stops every
+    chunk still running and is raised."""
     running: list[asyncio.Future[None]] = []
     try:
         for chunk in chunks:
-            if len(running) == AT_ONCE:
+            if len(running) >= most:
                 await _wait_for(running[0], running)
                 running.pop(0)
             draining = asyncio.Event()

@@ -19,10 +19,10 @@ from typing import Any, TypeAlias
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from taiwa.harness.chunk_overlap import Draining, StageSeconds, after, run_overlapping
+from taiwa.harness.chunk_overlap import Draining, StageSeconds, after, at_once, run_overlapping
 from taiwa.harness.followers import Followers
 from taiwa.harness.method import SYSTEM, Row, Stage
-from taiwa.harness.plan import Plan, plan_models
+from taiwa.harness.plan import Plan, plan_calling_stages, plan_models
 from taiwa.harness.pool import ModelPool, RoleModel
 from taiwa.harness.rows import RowStore
 from taiwa.harness.stage_run import run_stage
@@ -73,7 +73,7 @@ async def run_stages(
         finally:
             draining.set()
 
-    await run_overlapping(plan.samples.chunks(), run)
+    await run_overlapping(plan.samples.chunks(), run, at_once(plan_calling_stages(plan)))
 
 
 async def _run_chunk(

@@ -131,6 +131,21 @@ def model_roles(
     return list(dict.fromkeys(wanted))
 
 
+def calling_stages(
+    stages: Sequence[Stage[Any]],
+    method: Method[Any],
+    roles: Mapping[str, str],
+    systems: Sequence[str],
+) -> int:
+    """How many of ``stages`` call a model (:func:`model_roles` of each)."""
+    return sum(1 for st in stages if model_roles([st], method, roles, systems))
+
+
+def plan_calling_stages(plan: Plan) -> int:
+    """How many stages of a prepared run call a model (:func:`calling_stages`)."""
+    return calling_stages(plan.stages, plan.method, plan.setup.roles, plan.systems)
+
+
 def plan_models(plan: Plan) -> list[tuple[str, str]]:
     """``(role, SPEC)`` of every model a prepared run will call (:func:`model_roles`)."""
     return model_roles(plan.stages, plan.method, plan.setup.roles, plan.systems)
@@ -192,7 +207,8 @@ def prepare(config: RunConfig, method: Method[Any]) -> Plan:
         if spec != HUMAN:
             ModelSpec.parse(spec).check(config.model_options)
     data_path = (config.data or m.default_data()).resolve()
-    chunk = chunk_size(config.concurrency if calls else None)
+    callers = calling_stages(stages, m, roles, systems)
+    chunk = chunk_size(config.concurrency if calls else None, callers)
     held = HeldResources(stages)
     held.open(data_path)  # e.g. a worker process starting while the dataset is read
     try:

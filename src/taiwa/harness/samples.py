@@ -32,9 +32,23 @@ at once cost memory: 64 rounds (4,096 samples at concurrency 64) took 100,000 pr
 1.25x the peak RSS of 1,000; 16 rounds, 1.1x, with 10,000 intent items as fast."""
 
 
-def chunk_size(concurrency: int | None) -> int:
-    """Samples per chunk; ``concurrency`` is the request limit when the stages call a model."""
-    return max(CHUNK, ROUNDS * concurrency) if concurrency else CHUNK
+PIPELINE_ROUNDS = 4
+"""Rounds of ``concurrency`` requests per chunk when two or more stages call models (a system,
+then a judge or an LLM annotator): a later stage starts on a chunk once the earlier one is
+done with it, so short chunks keep both models busy at once, the next chunk's first stage
+beside this chunk's second (:mod:`taiwa.harness.chunk_overlap`). On 1,000 chitchat tasks with
+a judge at concurrency 64 the whole command went from 6.6 s to 4.7 s (one chunk: the judge
+waited for the last reply of the system, the system for the judge)."""
+
+
+def chunk_size(concurrency: int | None, calling_stages: int = 1) -> int:
+    """Samples per chunk; ``concurrency`` is the request limit when the stages call a model,
+    ``calling_stages`` how many of them do."""
+    if not concurrency:
+        return CHUNK
+    if calling_stages >= 2:
+        return PIPELINE_ROUNDS * concurrency
+    return max(CHUNK, ROUNDS * concurrency)
 
 
 class SampleSource:
