@@ -171,8 +171,9 @@ def test_the_response_caches_queue_is_bounded(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Rows put faster than the writer commits them wait for it once
-    :data:`~taiwa.models.cache.MAX_PENDING` are queued (100,000 parrot replies queued 66,000
-    rows before, and peak RSS grew with the run); every row is still committed."""
+    :data:`~taiwa.models.cache.MAX_PENDING` are queued beside the batch it commits (100,000
+    parrot replies queued 66,000 rows before, and peak RSS grew with the run); every row is
+    still committed."""
     from taiwa.models import cache as cache_module
 
     monkeypatch.setattr(cache_module, "MAX_PENDING", 10)
@@ -189,7 +190,7 @@ def test_the_response_caches_queue_is_bounded(
         cache.put(f"k{i}", f"返事{i}")
         queued.append(len(cache._pending))
     cache.close()
-    assert max(queued) <= 10 and max(queued) >= 5
+    assert 10 <= max(queued) <= 2 * 10  # queued, beside the batch being committed
     again = cache_module.ResponseCache(tmp_path / "c.sqlite")
     keys = [f"k{i}" for i in range(200)]
     assert again.get_many(keys) == {k: f"返事{k[1:]}" for k in keys}

@@ -31,11 +31,12 @@ GATHER_SECONDS = 0.02
 SIGKILL can lose of what has already arrived."""
 
 MAX_PENDING = 4096
-"""Rows queued for the writer at most: a model that answers faster than SQLite commits (the
-built-in baselines, thousands of replies a second) waits in :meth:`ResponseCache.put` for the
-writer to catch up, so the queue (about 0.4 KB a row) does not grow with the run. Before,
-100,000 parrot replies queued up to 66,000 rows, and peak RSS grew with the dataset (93 MB
-at 1,000 prompts, 127 MB at 100,000; issue 10). A server's replies never come this fast."""
+"""Rows queued for the writer at most, beside the batch it is committing: a model that
+answers faster than SQLite commits (the built-in baselines, thousands of replies a second)
+waits in :meth:`ResponseCache.put` for the writer to catch up, so the queue (about 0.4 KB a
+row) does not grow with the run. Before, 100,000 parrot replies queued up to 66,000 rows, and
+peak RSS grew with the dataset (93 MB at 1,000 prompts, 127 MB at 100,000; issue 10). A
+server's replies never come this fast."""
 
 _CHUNK = 500
 """Keys per lookup query (SQLite allows at least 999 parameters)."""
@@ -65,7 +66,8 @@ class ResponseCache:
 
     Writes do not block the caller (the event loop): :meth:`put` queues the row and a writer
     thread commits what has queued up, one transaction at a time, within milliseconds (only
-    with :data:`MAX_PENDING` rows queued does :meth:`put` wait for the writer). When
+    with :data:`MAX_PENDING` rows queued beside the batch being committed does :meth:`put`
+    wait for the writer). When
     another process holds the write lock, the writer waits and retries (``lock_budget``
     seconds, then the error is raised by :meth:`close`, naming the file). :meth:`get` sees
     queued rows too."""
@@ -83,6 +85,7 @@ class ResponseCache:
         self._lock = threading.Lock()
         self._db = self._open()
         self._pending: dict[str, _Row] = {}
+        self._committing = 0  # rows of _pending in the writer's current commit
         self._wake = threading.Condition(self._lock)
         self._closing = False
         self._error: BaseException | None = None
@@ -188,15 +191,15 @@ class ResponseCache:
             return
         with self._wake:
             while (
-                len(self._pending) >= MAX_PENDING
+                len(self._pending) - self._committing >= MAX_PENDING
                 and self._error is None
                 and self._writer.is_alive()
             ):
                 self._wake.wait(0.5)
             first = not self._pending
             self._pending[key] = (text, time.time(), meta_json, usage)
-            if first:
-                self._wake.notify()
+            if first or len(self._pending) - self._committing >= MAX_PENDING:
+                self._wake.notify()  # a first row to gather, or a full batch: no more waiting
 
     def _write_loop(self) -> None:
         db = self._connect()
@@ -207,14 +210,16 @@ class ResponseCache:
                         self._wake.wait()
                     if not self._pending:
                         return
-                    if not self._closing:  # gather what else arrives meanwhile: fewer commits
-                        self._wake.wait(GATHER_SECONDS)
+                    if not self._closing and len(self._pending) < MAX_PENDING:
+                        self._wake.wait(GATHER_SECONDS)  # gather what else comes: fewer commits
                     batch = dict(self._pending)
+                    self._committing = len(batch)  # put() may queue as many more meanwhile
                 self._commit(db, batch)
                 with self._wake:
                     for k, v in batch.items():
                         if self._pending.get(k) == v:
                             del self._pending[k]
+                    self._committing = 0
                     self._wake.notify_all()
         except BaseException as exc:  # surfaced by close(); the run's outputs still get written
             with self._wake:
