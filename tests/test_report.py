@@ -424,6 +424,35 @@ def test_lift_heatmaps_share_one_scale_and_mark_missing_cells() -> None:
         assert "<pattern" in f.svg  # no transition: grey hatching, not a colour of the scale
 
 
+def test_a_long_system_name_is_cut_in_the_charts_not_in_the_tables() -> None:
+    """A system named by a long path (``replay:/a/long/dir/ones.jsonl``) narrowed the charts'
+    axes to nothing (matplotlib: "axes sizes collapsed to zero"): the charts show it cut in
+    the middle, its start and its file name kept, and lay out without a warning."""
+    import warnings
+
+    from taiwa.report.figures import CHART_LABEL, chart_label, grouped_bars
+    from taiwa.report.forest import forest_svg
+
+    long = "replay:/home/someone/experiments/2026-11/a_rather_long_directory/ones.jsonl"
+    cut = chart_label(long)
+    assert len(cut) == CHART_LABEL and cut.startswith("replay:/home") and cut.endswith(".jsonl")
+    assert chart_label("builtin:random") == "builtin:random"
+    diff = {"value": 0.3, "ci_low": 0.1, "ci_high": 0.5}
+    block = {
+        "rows": [
+            {"label": "accuracy", "direction": "higher", "a": long, "b": "human",
+             "difference": diff, "significant": True},
+        ],
+    }  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        forest = forest_svg(block)
+        estimate = {"value": 0.6, "ci_low": 0.2, "ci_high": 1.0}
+        bars = grouped_bars([long, "human"], {"accuracy": [estimate, estimate]}, "accuracy")
+    for svg in (forest, bars):
+        assert long not in svg and "ones.jsonl" in svg
+
+
 def test_a_chart_with_nothing_to_draw_is_one_line(tmp_path: Path) -> None:
     """intent at n=5 has no prefix size below the full set: one line says so, no empty axes."""
     from report_runs import _run

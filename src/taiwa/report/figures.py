@@ -40,6 +40,27 @@ def _v(e: Estimate | None, key: str = "value") -> float:
     return float("nan") if v is None else float(v)
 
 
+CHART_LABEL = 30
+"""The longest name a chart shows (a system, a category, an act): longer ones are cut in the
+middle (:func:`chart_label`). A system named by a long path (``replay:/long/dir/ones.jsonl``)
+narrowed the axes to nothing: the plot was squeezed into a corner and its labels ran off the
+figure. The tables beside the chart show the name in full."""
+
+
+def chart_label(name: str, limit: int = CHART_LABEL) -> str:
+    """``name`` cut in the middle to at most ``limit`` characters (its start and its end,
+    e.g. a path's file name, stay readable)."""
+    if len(name) <= limit:
+        return name
+    head = (limit - 1) // 2
+    return name[:head] + "…" + name[len(name) - (limit - 1 - head) :]
+
+
+def chart_labels(names: Sequence[str]) -> list[str]:
+    """:func:`chart_label` of each name."""
+    return [chart_label(n) for n in names]
+
+
 def _em(label: str) -> float:
     """A label's width in ems: Japanese characters one each, others about half."""
     return sum(1.0 if ord(ch) > 0x2E80 else 0.55 for ch in label)
@@ -52,6 +73,7 @@ def legend_outside(ax: Axes, *, width: float = FIG_WIDTH, fontsize: float = FONT
     handles, labels = ax.get_legend_handles_labels()
     if not handles:
         return
+    labels = chart_labels(labels)
     fig = cast("Figure", ax.figure)  # these charts draw on a Figure, never a SubFigure
     fig.set_layout_engine("constrained")
     column = (max(_em(label) for label in labels) + 3.5) * fontsize / 72  # inches
@@ -118,7 +140,9 @@ def grouped_bars(
             hi = np.array([_v(e, "ci_high") for e in ests]) * scale
             err = np.nan_to_num(np.vstack([vals - lo, hi - vals]), nan=0.0).clip(min=0)
             pos = x - 0.4 + width * (j + 0.5)
-            bars = ax.bar(pos, np.nan_to_num(vals), width, yerr=err, capsize=3, label=name)
+            bars = ax.bar(
+                pos, np.nan_to_num(vals), width, yerr=err, capsize=3, label=chart_label(name)
+            )
             if bars_total > 12:  # narrower than its label: the table has the numbers
                 continue
             for rect, v, top in zip(bars, vals, hi, strict=True):
@@ -133,7 +157,7 @@ def grouped_bars(
                     )
         ax.set_xticks(
             x,
-            list(categories),
+            chart_labels(categories),
             rotation=20 if len(categories) > 3 else 0,
             ha="right" if len(categories) > 3 else "center",
             fontsize=FONT + 1,
@@ -177,7 +201,7 @@ def stacked_bars(
                 va="center",
                 fontsize=FONT,
             )
-        ax.set_yticks(y, list(categories), fontsize=FONT + 1)
+        ax.set_yticks(y, chart_labels(categories), fontsize=FONT + 1)
         ax.tick_params(axis="x", labelsize=FONT + 1)
         ax.set_xlim(left=0, right=max(float(left.max()) * 1.15, 0.05))
         ax.invert_yaxis()
@@ -235,8 +259,10 @@ def heatmap(
                         fontsize=FONT + 1,
                         color="white" if dark else "black",
                     )
-        ax.set_xticks(range(len(cols)), list(cols), rotation=30, ha="right", fontsize=FONT + 1)
-        ax.set_yticks(range(len(rows)), list(rows), fontsize=FONT + 1)
+        ax.set_xticks(
+            range(len(cols)), chart_labels(cols), rotation=30, ha="right", fontsize=FONT + 1
+        )
+        ax.set_yticks(range(len(rows)), chart_labels(rows), fontsize=FONT + 1)
         bar = fig.colorbar(image, ax=ax, shrink=0.8, label=label)
         bar.ax.tick_params(labelsize=FONT)
     return out.text
@@ -278,8 +304,8 @@ def draw_ratio_heatmap(
         cmap="RdBu_r",
         norm=LogNorm(vmin=1.0 / bound, vmax=bound),
     )
-    ax.set_xticks(range(len(cols)), list(cols), rotation=90, fontsize=FONT)
-    ax.set_yticks(range(len(rows)), list(rows), fontsize=FONT)
+    ax.set_xticks(range(len(cols)), chart_labels(cols), rotation=90, fontsize=FONT)
+    ax.set_yticks(range(len(rows)), chart_labels(rows), fontsize=FONT)
     ticks = [t for t in (1 / 16, 1 / 8, 1 / 4, 1 / 2, 1, 2, 4, 8, 16) if 1 / bound <= t <= bound]
     bar = fig.colorbar(image, ax=ax, shrink=0.8, label=label, ticks=ticks)
     bar.ax.set_yticklabels([f"{t:g}" if t >= 1 else f"1/{1 / t:g}" for t in ticks])
@@ -331,7 +357,13 @@ def scatter(
         if annotate:
             ax.scatter([p[0] for p in points], [p[1] for p in points], s=28)
             for x, y, name in points:
-                ax.annotate(name, (x, y), xytext=(4, 3), textcoords="offset points", fontsize=FONT)
+                ax.annotate(
+                    chart_label(name),
+                    (x, y),
+                    xytext=(4, 3),
+                    textcoords="offset points",
+                    fontsize=FONT,
+                )
         else:
             counts = Counter((round(x, 4), round(y, 4)) for x, y, _ in points)
             xs, ys = [p[0] for p in counts], [p[1] for p in counts]

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from taiwa.charts import svg_string
-from taiwa.report.figures import FIG_WIDTH, FONT, legend_outside
+from taiwa.report.figures import FIG_WIDTH, FONT, chart_label, legend_outside
 from taiwa.report.section import Figure
 
 SIGNIFICANT = "#c0392b"
@@ -49,7 +49,9 @@ def forest_svg(block: Mapping[str, Any]) -> str:
                 labelled.add(sig)
             ax.axvline(0, color="black", linewidth=0.8)
             ax.set_yticks(
-                range(len(rs)), [f"{r['a']} − {r['b']}" for r in reversed(rs)], fontsize=FONT
+                range(len(rs)),
+                [f"{chart_label(r['a'])} − {chart_label(r['b'])}" for r in reversed(rs)],
+                fontsize=FONT,
             )
             ax.set_ylim(-0.7, len(rs) - 0.3)
             ax.tick_params(axis="x", labelsize=FONT)
