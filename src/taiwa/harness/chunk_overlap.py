@@ -123,3 +123,7 @@ class StageSeconds:
         counted = max(start, self.last_end.get(name, start))
         self.seconds[name] = round(self.seconds.get(name, 0.0) + max(0.0, end - counted), 3)
         self.last_end[name] = max(end, self.last_end.get(name, end))
+
+    def extend(self, name: str, seconds: float) -> None:
+        """``seconds`` more for ``name`` (work timed on its own, e.g. a follower's thread)."""
+        self.seconds[name] = round(self.seconds.get(name, 0.0) + seconds, 3)

@@ -160,8 +160,7 @@ async def _run_chunk(
             for sys_ in plan.systems:
                 rows = [upstream[sys_][sid][f.name] for sid in ids]
                 store.append(f.name, sys_, _with_ids(ids, sys_, rows))
-            seconds = clock.seconds
-            seconds[f.name] = round(seconds.get(f.name, 0.0) + pipe.seconds[f.name], 3)
+            clock.extend(f.name, pipe.seconds[f.name])
         i += 1 + len(followers)
 
 
