@@ -53,16 +53,20 @@ def taiwa_main(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[
 
 
 def _consoles() -> list[Any]:
-    """The rich consoles the CLI's modules loaded so far print to."""
+    """The rich consoles the CLI's modules made so far (:mod:`taiwa.console`: each is made on
+    first use) print to."""
     from rich.console import Console
 
-    return [
-        value
+    from taiwa.console import LazyConsole
+
+    found = [
+        vars(value)["made"] if isinstance(value, LazyConsole) else value
         for name, module in list(sys.modules.items())
         if name.startswith("taiwa") and module is not None
         for value in list(vars(module).values())
-        if isinstance(value, Console)
+        if isinstance(value, Console | LazyConsole)
     ]
+    return [c for c in found if c is not None]
 
 
 def after_a_run(args: list[str], out: Path, setup: str, result: str) -> Any:

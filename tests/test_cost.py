@@ -17,6 +17,7 @@ from rich.console import Console
 
 from cli import taiwa_main
 from taiwa.benchmarks import get_method
+from taiwa.console import make_console
 from taiwa.errors import TaiwaError
 from taiwa.harness.config import RunConfig
 from taiwa.harness.cost import add_cost, parse_price, price_for, read_prices
@@ -26,7 +27,6 @@ from taiwa.models.openai_compat import OpenAICompatModel
 from taiwa.models.types import ChatMessage, ChatRequest, GenerationParams
 from taiwa.stub_server import StubState, serve
 from taiwa.tables import calls_table, cost_table
-from taiwa.terminal import make_console
 
 
 def _prompts(tmp_path: Path, n: int) -> Path:

@@ -217,7 +217,7 @@ def test_manual_filter_review(
 ) -> None:
     # wide enough for the whole path: under pytest-xdist tmp_path is longer (popen-gwN/), and
     # at 80 columns rich elides the end of the path, file name included
-    monkeypatch.setattr(intent_cli.console, "width", 400)
+    monkeypatch.setattr(intent_cli.console.get(), "width", 400)
     d = tmp_path / "build"
     code, out, err = _build(capsys, stub, d, "--filter", "manual", "--contexts", "1")
     assert code == 0, err

@@ -76,9 +76,10 @@ def test_an_intent_runs_first_request_does_not_wait_for_numpy(tmp_path: Path) ->
     assert at_end is True
 
 
-LIGHT_BEFORE_THE_FIRST_REQUEST = ("numpy", "scipy", "sklearn", "matplotlib", "fugashi")
+LIGHT_BEFORE_THE_FIRST_REQUEST = ("numpy", "scipy", "sklearn", "matplotlib", "fugashi", "rich")
 """Libraries no method needs before its first request: loading one there delays it (numpy
-alone 50-80 ms; da-response loaded it with its dataset and score stage)."""
+alone 50-80 ms; da-response loaded it with its dataset and score stage; rich, 20-35 ms, draws
+the progress bars and the tables, after the first requests are out)."""
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.table import Table
 
 from taiwa import __version__
 from taiwa.cli_build import build_app
@@ -16,13 +15,14 @@ from taiwa.cli_help import one_line_summaries, only_the_command_asked, show_flag
 from taiwa.cli_report import register as register_report
 from taiwa.cli_run import register as register_run
 from taiwa.cli_validate import validate_app
+from taiwa.console import make_console
 from taiwa.errors import TaiwaError
 from taiwa.flags import small_n_lines
 from taiwa.harness.collector import exiting
-from taiwa.tables import note_line
-from taiwa.terminal import make_console
 
 if TYPE_CHECKING:
+    from rich.table import Table
+
     from taiwa.file_scoring import FileScores
 
 show_flags_as_flags()
@@ -81,6 +81,7 @@ def _finish(
     res: FileScores, table: Table, json_out: Path | None, a: str = "pred", b: str = "gold"
 ) -> None:
     from taiwa.io import write_json
+    from taiwa.tables import note_line
 
     console.print(table)
     res.notes.extend(small_n_lines(res.summary, "scores"))

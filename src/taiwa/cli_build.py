@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 
 import typer
 
-from taiwa.terminal import make_console
+from taiwa.console import make_console
 
 console = make_console()
 

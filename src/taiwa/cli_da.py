@@ -10,9 +10,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.table import Table
 
-from taiwa.terminal import make_console
+from taiwa.console import make_console
 
 da_app = typer.Typer(
     help="The embedded chit-chat dialogue-act classifier (seed 002 §5.2).", no_args_is_help=True
@@ -64,6 +63,8 @@ def evaluate(
 
 
 def _print_split(name: str, metrics: dict[str, Any], acts: tuple[str, ...]) -> None:
+    from rich.table import Table
+
     per = metrics["default"]["per_class"]
     n = sum(r["support"] for r in per.values())
     t = Table(title=f"default DA classifier, {name} held-out split (n={n})", title_justify="left")
@@ -190,6 +191,8 @@ def train_command(
 
 
 def _print_own(meta: dict[str, Any]) -> None:
+    from rich.table import Table
+
     info, cal = meta["training"], meta["calibration"]
     t = Table(title="L2 strength by validation cross-entropy", title_justify="left")
     for col in ("L2", "validation cross-entropy", ""):
@@ -247,6 +250,8 @@ def _advance(bar: Progress) -> Callable[[int, int, int], None]:
 
 
 def _print_training(meta: dict[str, Any]) -> None:
+    from rich.table import Table
+
     t = Table(
         title="epochs (seed 002 §5.2: the lowest validation loss is kept)", title_justify="left"
     )

@@ -5,11 +5,12 @@ on the top floor, and the method objects are handed down to the report."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.markup import escape
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def register(app: typer.Typer, console: Console) -> None:
@@ -31,6 +32,8 @@ def register(app: typer.Typer, console: Console) -> None:
     ) -> None:
         """One self-contained HTML report of the runs: per benchmark the seed's tables with n and
         95 % CIs, charts, examples, provenance and failures (no network needed to view it)."""
+        from rich.markup import escape
+
         from taiwa.benchmarks import all_methods
         from taiwa.report.page import write_report
 
@@ -59,6 +62,8 @@ def register(app: typer.Typer, console: Console) -> None:
     ) -> None:
         """One table per benchmark across every run and model below RUNS_DIR, as HTML (sortable)
         and Markdown."""
+        from rich.markup import escape
+
         from taiwa.benchmarks import all_methods
         from taiwa.report.leaderboard import write_leaderboard
 

@@ -10,14 +10,14 @@ from __future__ import annotations
 import math
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from taiwa.models.spec import HELP as MODEL_HELP
-from taiwa.tables import print_result
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 ROLE_SHORTHANDS = ("annotator", "judge", "tagger", "asr")
 """Role names with their own flag (any other role: ``--role NAME=SPEC``)."""
@@ -25,6 +25,8 @@ ROLE_SHORTHANDS = ("annotator", "judge", "tagger", "asr")
 
 def _method_help(name: str) -> list[Any]:
     """Roles and options of one method, as tables."""
+    from rich.table import Table
+
     from taiwa.benchmarks import get_method
     from taiwa.harness.options import describe_options
 
@@ -86,6 +88,7 @@ def register(app: typer.Typer, console: Console) -> None:
     def list_cmd() -> None:
         """List the methods with their seed, roles and options."""
         from rich.padding import Padding
+        from rich.table import Table
         from rich.text import Text
 
         from taiwa.benchmarks import get_method, method_names
@@ -291,6 +294,8 @@ def register(app: typer.Typer, console: Console) -> None:
             plan.close()  # what the stages hold (a worker process) goes with the plan
             raise
         res = execute(plan, show_progress=not quiet, overwrite=overwrite)
+        from taiwa.tables import print_result  # rich, imported after the run, not on its way
+
         print_result(console, res)
         if res.failures > allowed:
             console.print(

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from taiwa.console import make_console
 from taiwa.flags import small_n_lines
-from taiwa.terminal import make_console
 
 if TYPE_CHECKING:
     from taiwa.harness.method import Validator

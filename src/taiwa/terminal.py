@@ -1,13 +1,13 @@
 """Tables that fit the terminal, at 80 columns and in pipes as on a wide screen.
 
-Every console of the CLI (:func:`make_console`) carries a render hook that lays out each
-``rich`` table it prints before rich does (:func:`fit_table`): no name is broken mid-word and
-no column is lost or cut with an ellipsis. Names (no-wrap columns) and numbers (right-aligned
-columns) keep their whole lines, text columns wrap between words (Japanese text between any
-two characters). The first layout that fits is printed: the table as it is; compact (no
-vertical rules or edge); its text wrapped, boxed then compact; else stacked: its first column
-(the row names) repeated beside as many of the other columns as fit, part after part, the
-title above the first part and the caption below the last. Only the terminal's layout
+Every console of the CLI (:func:`taiwa.console.make_console`) carries a render hook that lays
+out each ``rich`` table it prints before rich does (:func:`fit_table`): no name is broken
+mid-word and no column is lost or cut with an ellipsis. Names (no-wrap columns) and numbers
+(right-aligned columns) keep their whole lines, text columns wrap between words (Japanese text
+between any two characters). The first layout that fits is printed: the table as it is; compact
+(no vertical rules or edge); its text wrapped, boxed then compact; else stacked: its first
+column (the row names) repeated beside as many of the other columns as fit, part after part,
+the title above the first part and the caption below the last. Only the terminal's layout
 changes: the report renders the method's tables itself, cell for cell.
 """
 
@@ -225,7 +225,7 @@ def _line(text: Any, style: str) -> RenderableType:
 
 
 class FitTables(RenderHook):
-    """The render hook of :func:`make_console`: every table printed is laid out by
+    """The render hook of :func:`fitting_console`: every table printed is laid out by
     :func:`fit_table` for the console's width."""
 
     def __init__(self, console: Console) -> None:
@@ -241,9 +241,9 @@ class FitTables(RenderHook):
         return out
 
 
-def make_console(**kwargs: Any) -> Console:
-    """A console for the CLI (no emoji codes: ``:D`` in a reply stays as typed) whose tables
-    fit its width."""
+def fitting_console(**kwargs: Any) -> Console:
+    """A console (no emoji codes: ``:D`` in a reply stays as typed) whose tables fit its width;
+    the CLI's are made on first use (:func:`taiwa.console.make_console`)."""
     console = Console(emoji=False, **kwargs)
     console.push_render_hook(FitTables(console))
     return console

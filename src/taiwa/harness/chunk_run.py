@@ -17,27 +17,14 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeAlias
 
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
 from taiwa.harness.chunk_overlap import Draining, StageSeconds, after, at_once, run_overlapping
 from taiwa.harness.followers import Followers
 from taiwa.harness.method import SYSTEM, Row, Stage
 from taiwa.harness.plan import Plan, plan_calling_stages, plan_models
 from taiwa.harness.pool import ModelPool, RoleModel
+from taiwa.harness.progress import ProgressBars
 from taiwa.harness.rows import RowStore
 from taiwa.harness.stage_run import run_stage
-
-
-def progress_bars(show: bool) -> Progress:
-    """The run's progress display (one bar per stage; hidden when ``show`` is false)."""
-    return Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        disable=not show,
-    )
-
 
 Before: TypeAlias = "asyncio.Future[None] | None"
 """The chunk before (its task), which a chunk waits for before it stores rows."""
@@ -55,7 +42,7 @@ def _with_ids(sample_ids: Sequence[str], system: str, rows: Sequence[Row]) -> li
 
 
 async def run_stages(
-    plan: Plan, pool: ModelPool, progress: Progress, seconds: dict[str, float], store: RowStore
+    plan: Plan, pool: ModelPool, progress: ProgressBars, seconds: dict[str, float], store: RowStore
 ) -> None:
     """Every stage on each chunk of samples in turn; the chunk's rows go to ``store``."""
     tasks = {
@@ -80,7 +67,7 @@ async def _run_chunk(
     plan: Plan,
     samples: Sequence[Any],
     pool: ModelPool,
-    progress: Progress,
+    progress: ProgressBars,
     tasks: Mapping[str, Any],
     clock: StageSeconds,
     store: RowStore,

@@ -28,9 +28,8 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
-from rich.progress import Progress
-
 from taiwa.harness.method import Row, Stage
+from taiwa.harness.progress import ProgressBars
 from taiwa.harness.stage_run import local_row
 
 QUIET_SECONDS = 0.003
@@ -58,7 +57,7 @@ class Followers:
         name: str,
         followers: Sequence[Stage[Any]],
         upstream: dict[str, dict[str, dict[str, Row]]],
-        progress: Progress,
+        progress: ProgressBars,
         tasks: Mapping[str, Any],
     ) -> None:
         self.name = name

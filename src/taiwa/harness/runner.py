@@ -29,17 +29,18 @@ from typing import Any
 from taiwa.comparisons import compare_rows
 from taiwa.errors import TaiwaError
 from taiwa.flags import add_small_n
-from taiwa.harness.chunk_run import check_models, progress_bars, run_stages
+from taiwa.harness.chunk_run import check_models, run_stages
 from taiwa.harness.collector import collector_paused
 from taiwa.harness.config import RunConfig
 from taiwa.harness.method import HUMAN, Method, Results, compared_metrics
 from taiwa.harness.plan import Plan, plan_models, prepare
 from taiwa.harness.pool import ModelPool
+from taiwa.harness.progress import ProgressBars
 from taiwa.harness.provenance import input_files, plan_key, provenance
 from taiwa.harness.rows import RowStore, StoredResults
 from taiwa.harness.run_output import close_cache, in_background, open_cache, run_summary
 from taiwa.harness.rundir import RunDir, write_outputs, write_stage_files
-from taiwa.harness.warm_up import warm_up_soon
+from taiwa.harness.warm_up import WARM_AFTER, warm_up_soon
 from taiwa.io import write_json
 from taiwa.models.base import ChatModel
 from taiwa.models.replay import ReferenceModel
@@ -119,7 +120,8 @@ def _execute(
                     loop = asyncio.get_running_loop()
                     warm.append(warm_up_soon(loop, len(plan.samples), plan.setup.seed))
                     waits.extend(warm)
-                    with progress_bars(show_progress) as progress:
+                    with ProgressBars(show_progress) as progress:
+                        progress.start_soon(loop, WARM_AFTER)  # not on the way to a request
                         await run_stages(plan, pool, progress, seconds, store)
 
                 try:

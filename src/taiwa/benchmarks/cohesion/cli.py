@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from taiwa.terminal import make_console
+from taiwa.console import make_console
 
 console = make_console()
 

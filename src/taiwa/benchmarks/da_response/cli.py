@@ -7,8 +7,8 @@ from typing import Annotated
 
 import typer
 
+from taiwa.console import make_console
 from taiwa.models.spec import HELP as MODEL_HELP
-from taiwa.terminal import make_console
 
 console = make_console()
 
