@@ -7,6 +7,9 @@ Texts are bounded by one limit, :data:`MAX_TEXT_CHARS`: every string an input fi
 checked against it when the file is read (:mod:`taiwa.io`), and the :data:`Text` and
 :data:`NonBlank` field types check it again for records built in code. Ids and the texts a
 method evaluates are :data:`NonBlank`: an empty or white-space-only value is an error.
+
+Each model's validator is built when it is first used (pydantic's ``defer_build``), as are the
+methods' options: every command imports them all and a run uses one method's (issue 29).
 """
 
 from __future__ import annotations
@@ -89,7 +92,7 @@ Role = Literal["user", "system", "human", "agent"]
 class Utterance(BaseModel):
     """One turn of a dialogue."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     speaker: Text
     text: NonBlank
@@ -101,7 +104,7 @@ class Utterance(BaseModel):
 class Dialogue(BaseModel):
     """A dialogue: an id, its utterances in order and free-form metadata."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     id: Id
     utterances: list[Utterance] = Field(min_length=1)
@@ -122,7 +125,7 @@ def canonical_act(act: str, info: ValidationInfo) -> str:
 class DAStep(BaseModel):
     """One element of a dialogue-act sequence: the act, its importance and why (seed 000 §3.2)."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)
 
     act: str = Field(min_length=1)
     importance: float = Field(ge=0.0, le=1.0, allow_inf_nan=False)
@@ -137,7 +140,7 @@ class DAStep(BaseModel):
 class DASequence(BaseModel):
     """A reply decomposed into dialogue acts, in order, with importances (seed 000 §3.2)."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)
 
     steps: list[DAStep]
 
@@ -183,7 +186,7 @@ class DASequenceRecord(DASequence):
 class DialogueAct(BaseModel):
     """One act of a taxonomy, with Japanese and English names and a definition."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     name: NonBlank
     ja: NonBlank
@@ -195,7 +198,7 @@ class DialogueAct(BaseModel):
 class Taxonomy(BaseModel):
     """A dialogue-act inventory. Acts are referred to by ``name``; ``ja``/``en`` are aliases."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     name: NonBlank
     description: Text = ""
@@ -232,7 +235,7 @@ class TaggedReply(BaseModel):
     seed 002 §3.3 rule) must be given; likewise ``prev_act`` or ``prev_votes``.
     """
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)
 
     id: Id
     system: NonBlank = "system"
@@ -267,7 +270,7 @@ class TaggedReply(BaseModel):
 class TextRecord(BaseModel):
     """A text with an id, e.g. a system reply or a reference reply."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)
 
     id: Id
     text: NonBlank

@@ -208,7 +208,7 @@ class Results(Protocol):
 class NoOptions(BaseModel):
     """For methods without options."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 @dataclass

@@ -40,7 +40,7 @@ TASK_NAMES: tuple[TaskName, ...] = ("next_utterance", "next_speaker", "continuat
 class ChitchatOptions(BaseModel):
     """Options of chitchat (``-o key=value``)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     judge_modes: list[Literal["single", "pairwise"]] = Field(
         ["single", "pairwise"],

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 class CohesionOptions(BaseModel):
     """Options of cohesion (``-o key=value``)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     resource: str = Field(
         "default",

@@ -45,7 +45,7 @@ needed none; a chat LLM needs to be told it is chatting)."""
 class DADistributionOptions(BaseModel):
     """Options of da-distribution (``-o key=value``)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     taxonomy: str = Field(
         "chitchat11", description="dialogue-act taxonomy: chitchat11 or a YAML file"

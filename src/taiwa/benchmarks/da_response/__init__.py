@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 class DAResponseOptions(BaseModel):
     """Options of da-response (``-o key=value``)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     input_mode: Literal["text", "audio"] = Field(
         "text",

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 class IntentOptions(BaseModel):
     """Options of intent (``-o key=value``)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     stability_step: int | None = Field(
         None,
