@@ -84,3 +84,18 @@ def test_precision_recall_f1() -> None:
     assert s["b"].precision == pytest.approx(2 / 3) and s["b"].recall == pytest.approx(1.0)
     assert s["b"].f1 == pytest.approx(0.8)
     assert s["c"] == type(s["c"])(0.0, 0.0, 0.0, 1)
+
+
+@pytest.mark.parametrize("n", [1_999, 2_001, 10_000])
+def test_a_large_mean_is_resampled_as_one_sequential_draw(n: int) -> None:
+    """Above 2,000 items the indices are drawn in blocks, the next block on a second thread
+    while one is averaged: the interval is the one a single sequential draw of the seed gives
+    (2,000 resamples x n indices), whatever the block size or the threads."""
+    values = (np.random.default_rng(5).random(n) < 0.3).astype(float)
+    rng = np.random.default_rng(11)
+    means = np.array([values[rng.integers(0, n, size=n)].mean() for _ in range(2000)])
+    low, high = np.quantile(means, [0.025, 0.975])
+    got = bootstrap_ci(list(values), seed=11)
+    assert (got.value, got.low, got.high, got.n) == (values.mean(), low, high, n)
+    again = bootstrap_ci(list(values), seed=11)  # remembered: the same, without a new draw
+    assert (again.low, again.high) == (got.low, got.high)

@@ -16,7 +16,7 @@ from typing import Any, Literal, TypeVar
 
 import numpy as np
 
-from taiwa.metrics.resample_memo import remember
+from taiwa.metrics.resample_memo import recall, remember
 
 T = TypeVar("T")
 H = TypeVar("H", bound=Hashable)
@@ -66,14 +66,13 @@ def bootstrap_ci(
     if statistic is None:
         arr = np.asarray(values, dtype=float)
         point = float(arr.mean())
-        if n * n_resamples <= _SHARED_DRAW:
+        known = recall(arr, n_resamples, seed)  # the same values bootstrapped before
+        if known is not None:
+            stats = known
+        elif n * n_resamples <= _SHARED_DRAW:
             stats = arr[_resample_indices(n, n_resamples, seed)].mean(axis=1)
         else:
-            stats = np.empty(n_resamples)
-            step = max(1, _BLOCK_DRAW // n)
-            for start in range(0, n_resamples, step):
-                k = min(step, n_resamples - start)
-                stats[start : start + k] = arr[rng.integers(0, n, size=(k, n))].mean(axis=1)
+            stats = _block_means(arr, n_resamples, rng)
         remember(arr, n_resamples, seed, stats)
     else:
         point = float(statistic(values))
@@ -104,6 +103,28 @@ _SHARED_DRAW = 4_000_000
 _BLOCK_DRAW = 1_000_000
 """Resampled indices drawn at a time for more items than that (8 MB of indices and 8 MB of
 values at a time, so a large run's bootstrap costs no more memory than a small run's)."""
+
+
+def _block_means(arr: np.ndarray, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
+    """The resampled means of ``arr`` drawn :data:`_BLOCK_DRAW` indices at a time, in the
+    order of one sequential draw from ``rng`` (the same numbers as drawing them all at once
+    in blocks). The next block is drawn on a second thread while this one is gathered and
+    averaged: numpy lets the GIL go for both, so on two cores a CI of 10,000 items takes about
+    half the time (120 → 60-70 ms; three of them after a 10,000-item intent run's last reply)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    n = len(arr)
+    stats = np.empty(n_resamples)
+    step = max(1, _BLOCK_DRAW // n)
+    blocks = [(start, min(step, n_resamples - start)) for start in range(0, n_resamples, step)]
+    with ThreadPoolExecutor(1, thread_name_prefix="taiwa-draw") as drawer:
+        coming = drawer.submit(rng.integers, 0, n, (blocks[0][1], n))
+        for i, (start, k) in enumerate(blocks):
+            idx = coming.result()
+            if i + 1 < len(blocks):
+                coming = drawer.submit(rng.integers, 0, n, (blocks[i + 1][1], n))
+            stats[start : start + k] = arr[idx].mean(axis=1)
+    return stats
 
 
 @lru_cache(maxsize=2)
