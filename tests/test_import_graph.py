@@ -67,6 +67,7 @@ RUNNER_SIDE = (
     "taiwa.harness.chunk_run",
     "taiwa.harness.chunk_overlap",
     "taiwa.harness.followers",
+    "taiwa.harness.progress",
     "taiwa.harness.run_output",
     "taiwa.harness.held",
     "taiwa.harness.provenance",
