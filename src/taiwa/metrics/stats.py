@@ -69,11 +69,12 @@ def bootstrap_ci(
         known = recall(arr, n_resamples, seed)  # the same values bootstrapped before
         if known is not None:
             stats = known
-        elif n * n_resamples <= _SHARED_DRAW:
-            stats = arr[_resample_indices(n, n_resamples, seed)].mean(axis=1)
         else:
-            stats = _block_means(arr, n_resamples, rng)
-        remember(arr, n_resamples, seed, stats)
+            if n * n_resamples <= _SHARED_DRAW:
+                stats = arr[_resample_indices(n, n_resamples, seed)].mean(axis=1)
+            else:
+                stats = _block_means(arr, n_resamples, rng)
+            remember(arr, n_resamples, seed, stats)
     else:
         point = float(statistic(values))
         stats = np.array(
