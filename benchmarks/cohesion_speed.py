@@ -58,8 +58,8 @@ from taiwa.harness.collector import collector_paused
 from taiwa.harness.config import RunConfig
 from taiwa.harness.runner import run
 from taiwa.resources.vectors import DEFAULT_THRESHOLD, GinzaVectors
-from taiwa.samples import sample_path
-from taiwa.schema import Dialogue, Utterance
+from taiwa.core.samples import sample_path
+from taiwa.core.schema import Dialogue, Utterance
 
 SYSTEMS = ("human", "eliza", "interviewer")
 TOKENISER = "fugashi Tagger().parse(text)"

@@ -3,7 +3,7 @@
     python benchmarks/comparison_speed.py [--items 10000] [--systems 3] [--repeat 3]
 
 Aggregate: ``bootstrap_ci`` of every metric of every system, as the methods do (9 CIs).
-Comparisons: :func:`taiwa.comparisons.build_comparisons` on the same per-item values (every
+Comparisons: :func:`taiwa.metrics.comparisons.build_comparisons` on the same per-item values (every
 pair × every metric: paired bootstrap CI, sign-flip p, Holm, MDD; 9 comparisons), including
 aligning the pairs, run right after the aggregate as the runner runs it: the comparisons reuse
 the resampled means the aggregate's ``bootstrap_ci`` drew (:mod:`taiwa.metrics.resample_memo`;
@@ -29,7 +29,7 @@ import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from taiwa.comparisons import ComparedMetric, build_comparisons  # noqa: E402
+from taiwa.metrics.comparisons import ComparedMetric, build_comparisons  # noqa: E402
 from taiwa.metrics import resample_memo  # noqa: E402
 from taiwa.metrics.paired import N_PERMUTATIONS, _sign_flip_p, resampled_means  # noqa: E402
 from taiwa.metrics.stats import N_RESAMPLES, bootstrap_ci, percentile_estimate  # noqa: E402

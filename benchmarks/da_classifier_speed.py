@@ -34,8 +34,8 @@ from pathlib import Path
 
 import fugashi
 
-from taiwa.annotators.da_classifier import default_classifier, load_examples
-from taiwa.annotators.da_classifier_own import load_own
+from taiwa.annotators.da_classifier.model import default_classifier, load_examples
+from taiwa.annotators.da_classifier.own import load_own
 from taiwa.benchmarks.da_response.labelled import load_labelled
 from taiwa.benchmarks.da_response.shipped_annotator import HELD_OUT, default_annotator, sample_file
 

@@ -118,9 +118,9 @@ def all_texts() -> list[str]:
     """Replies, unpunctuated reply copies and previous utterances of the training data, then
     those of the chat-style held-out split (in that order: the cross-validation needs the
     first ones)."""
-    from taiwa.annotators.chat_text import strip_punctuation
-    from taiwa.annotators.da_classifier import held_out_split, load_examples
-    from taiwa.annotators.da_classifier_recipe import CHAT_HELD_OUT_PATH, CHAT_TRAIN_PATH, bundled
+    from taiwa.annotators.da_classifier.chat_text import strip_punctuation
+    from taiwa.annotators.da_classifier.model import held_out_split, load_examples
+    from taiwa.annotators.da_classifier.recipe import CHAT_HELD_OUT_PATH, CHAT_TRAIN_PATH, bundled
 
     dev, _ = held_out_split(load_examples()[0])
     more = "data/samples/da_distribution/chatstyle_train_more.jsonl"

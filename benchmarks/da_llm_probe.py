@@ -22,9 +22,9 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from taiwa.annotators.da_classifier import Example, augmented, design
-from taiwa.annotators.da_classifier_features import FeatureSettings, Featurizer
-from taiwa.annotators.da_classifier_train import SoftmaxObjective, minimize_objective
+from taiwa.annotators.da_classifier.model import Example, augmented, design
+from taiwa.annotators.da_classifier.features import FeatureSettings, Featurizer
+from taiwa.annotators.da_classifier.training import SoftmaxObjective, minimize_objective
 
 
 @dataclass

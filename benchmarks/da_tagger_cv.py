@@ -7,11 +7,11 @@ held-out splits).
         [--llm-embedding CACHE.npz [--llm-variants V,V] [--llm-context] [--llm-pca K]]
 
 Folds: the dialogues of ``chatstyle_train.jsonl`` dealt into 4 folds as the previous-act
-block's cross-fitting deals them (:func:`~taiwa.annotators.da_previous_act.folds_of`); each
+block's cross-fitting deals them (:func:`~taiwa.annotators.da_classifier.previous_act.folds_of`); each
 fold's utterances are tagged by models fitted on the other three folds plus the tidy set's
 development split and ``chatstyle_train_more.jsonl`` (``--no-more``: without it). Both models
 are fitted at the shipped L2 strength with acts not upsampled, as the shipped recipe
-(:mod:`taiwa.annotators.da_classifier_recipe`); the default without the previous-act block
+(:mod:`taiwa.annotators.da_classifier.recipe`); the default without the previous-act block
 unless ``--previous-act`` (then four context taggers more per fold: several times slower).
 
 Prints per fold and pooled (n = every training chat-style utterance) macro-F1 and accuracy of
@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from taiwa.annotators.da_classifier import (
+from taiwa.annotators.da_classifier.model import (
     Example,
     char_ngram_settings,
     fit,
@@ -50,7 +50,7 @@ from taiwa.annotators.da_classifier import (
     load_examples,
     taxonomy_acts,
 )
-from taiwa.annotators.da_classifier_recipe import (
+from taiwa.annotators.da_classifier.recipe import (
     BALANCE,
     CHAT_HELD_OUT_PATH,
     CHAT_TRAIN_PATH,
@@ -58,8 +58,8 @@ from taiwa.annotators.da_classifier_recipe import (
     bundled,
     default_settings,
 )
-from taiwa.annotators.da_classifier_train import class_report
-from taiwa.annotators.da_previous_act import FOLDS, fit_with_previous, folds_of
+from taiwa.annotators.da_classifier.training import class_report
+from taiwa.annotators.da_classifier.previous_act import FOLDS, fit_with_previous, folds_of
 
 MORE_PATH = "data/samples/da_distribution/chatstyle_train_more.jsonl"
 Embed = Callable[[Sequence[Example]], np.ndarray]
@@ -87,7 +87,7 @@ def llm_rows(args: argparse.Namespace, examples: list[Example], tested: list[Exa
     """The raw embedding block of examples, from the cache (filled first for the training
     ``examples`` and their unpunctuated copies and for the ``tested`` ones)."""
     from da_llm_embedding import embeddings, matrix
-    from taiwa.annotators.chat_text import strip_punctuation
+    from taiwa.annotators.da_classifier.chat_text import strip_punctuation
 
     texts = [e.reply for e in examples] + [strip_punctuation(e.reply) for e in examples]
     texts += [e.reply for e in tested]

@@ -1,5 +1,5 @@
 """The fuzzer at scale (issue 25): N seeded random mutations (tests/fuzz/fuzz_random.py) over
-the run-directory readers, the loaders, run.yaml and special files, through ``taiwa.cli.main``
+the run-directory readers, the loaders, run.yaml and special files, through ``taiwa.cli.app.main``
 in worker processes, counting tracebacks, hangs and deaths by signal.
 
     python benchmarks/fuzz_many.py [-n 10000] [--workers 2] [--seed 25]

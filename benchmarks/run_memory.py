@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from taiwa.samples import sample_path
+from taiwa.core.samples import sample_path
 
 _HERE = Path(__file__).resolve().parent
 

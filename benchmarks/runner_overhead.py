@@ -140,7 +140,7 @@ def stub_process(latency: float, server: str = "minimal") -> Iterator[str]:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     if server == "stub":
-        cmd = [sys.executable, "-m", "taiwa.stub_server"]
+        cmd = [sys.executable, "-m", "taiwa.testing.stub_server"]
         cmd += ["--port", str(port), "--latency", str(latency)]
     else:
         cmd = [sys.executable, __file__, "--serve", str(port), "--latency", str(latency)]
@@ -214,7 +214,7 @@ def _records(method: str, n: int) -> list[dict[str, object]]:
             {"id": f"q{i}", "prompt": f"質問{i}", "reference": f"はい、{i}番目の質問に答えます。"}
             for i in range(n)
         ]
-    from taiwa.samples import sample_path
+    from taiwa.core.samples import sample_path
 
     lines = sample_path("intent/items.jsonl").read_text("utf-8").splitlines()
     items = [json.loads(x) for x in lines if x.strip()]

@@ -22,7 +22,7 @@ def taiwa(*args: str, timeout: float = 900) -> subprocess.CompletedProcess[str]:
 
 
 def taiwa_main(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    """``taiwa ARGS`` through the command's entry point in this process (``taiwa.cli.main``, as
+    """``taiwa ARGS`` through the command's entry point in this process (``taiwa.cli.app.main``, as
     the ``taiwa`` script calls it), with :func:`taiwa`'s wide terminal: the same exit code,
     stdout and stderr, without starting an interpreter (about 0.5 CPU s a call). What only a
     child process shows (the entry point, signals, the interpreter's exit) is :func:`taiwa`'s;
@@ -53,11 +53,11 @@ def taiwa_main(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[
 
 
 def _consoles() -> list[Any]:
-    """The rich consoles the CLI's modules made so far (:mod:`taiwa.console`: each is made on
+    """The rich consoles the CLI's modules made so far (:mod:`taiwa.display.console`: each is made on
     first use) print to."""
     from rich.console import Console
 
-    from taiwa.console import LazyConsole
+    from taiwa.display.console import LazyConsole
 
     found = [
         vars(value)["made"] if isinstance(value, LazyConsole) else value
@@ -78,7 +78,7 @@ def after_a_run(args: list[str], out: Path, setup: str, result: str) -> Any:
     code = (
         "import sys, json\n"
         f"{setup}\n"
-        "from taiwa.cli import main\n"
+        "from taiwa.cli.app import main\n"
         "try:\n"
         f"    main({json.dumps(['run', *run])})\n"
         "except SystemExit as e:\n"

@@ -152,10 +152,10 @@ def test_the_default_tagger_reports_corrected_beside_raw(run_dir: Path) -> None:
 
 def test_the_bundled_confusion_is_the_shipped_models() -> None:
     """Computed at run time from the shipped model, so it cannot go stale when it changes."""
-    from taiwa.annotators.da_classifier import default_classifier
-    from taiwa.annotators.da_classifier_recipe import training_sets
+    from taiwa.annotators.da_classifier.model import default_classifier
+    from taiwa.annotators.da_classifier.recipe import training_sets
     from taiwa.benchmarks.da_distribution.correction import load_validation
-    from taiwa.taxonomies import load_taxonomy
+    from taiwa.core.taxonomies import load_taxonomy
 
     tax = load_taxonomy("chitchat11")
     v = load_validation("default", None, tax, default_classifier().tag_many)
@@ -222,7 +222,7 @@ def test_the_default_taggers_validation_is_tagged_once_and_handed_out_as_copies(
     from taiwa.benchmarks.da_distribution import DADistributionOptions
     from taiwa.benchmarks.da_distribution.correction import load_validation, run_validation
     from taiwa.benchmarks.da_distribution.tagging import DEFAULT, load_classifier
-    from taiwa.taxonomies import load_taxonomy
+    from taiwa.core.taxonomies import load_taxonomy
 
     options = DADistributionOptions()
     first, second = run_validation(DEFAULT, options), run_validation(DEFAULT, options)

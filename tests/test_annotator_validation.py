@@ -18,10 +18,10 @@ from taiwa.benchmarks.da_response import shipped_annotator
 from taiwa.benchmarks.da_response.validate import validate_annotator
 from taiwa.harness.config import RunConfig
 from taiwa.harness.runner import run
-from taiwa.samples import sample_path
-from taiwa.schema import DASequence, DAStep
-from taiwa.stub_server import StubState, serve
-from taiwa.taxonomies import load_taxonomy
+from taiwa.core.samples import sample_path
+from taiwa.core.schema import DASequence, DAStep
+from taiwa.testing.stub_server import StubState, serve
+from taiwa.core.taxonomies import load_taxonomy
 
 TAX = load_taxonomy("assistant7")
 ROOT = Path(__file__).resolve().parents[1]
@@ -337,8 +337,8 @@ def test_shipped_assistant7_weights_minimise_their_training_problem() -> None:
     # refitted from the file is the shipped one
     import numpy as np
 
-    from taiwa.annotators.da_classifier import final_problem
-    from taiwa.annotators.da_classifier_features import FeatureSettings
+    from taiwa.annotators.da_classifier.model import final_problem
+    from taiwa.annotators.da_classifier.features import FeatureSettings
     from taiwa.annotators.sentence_annotator import ImportanceModel, sentence_examples
     from taiwa.benchmarks.da_response.labelled import load_labelled
 
@@ -369,7 +369,7 @@ def test_confusion_table_numbers_its_columns_and_fits_80_columns() -> None:
 
     from rich.console import Console
 
-    from taiwa.tables import confusion_table
+    from taiwa.display.tables import confusion_table
 
     acts = ["あいさつ", "うなずき・おうむ返し", "身の回りに関する事実", "その他", "∅"]
     conf = {g: {p: (3 if g == p else 1) for p in acts} for g in acts[:3]}
@@ -393,7 +393,7 @@ def test_confusion_table_numbers_its_columns_and_fits_80_columns() -> None:
 
 
 def test_sentence_endings_share_a_question_however_it_is_punctuated() -> None:
-    from taiwa.annotators.da_sentence_endings import ending_columns, ending_keys
+    from taiwa.annotators.da_classifier.endings import ending_columns, ending_keys
 
     forms = ["何時にしますか？", "何時にしますか。", "何時にしますか"]
     keys = [set(ending_keys(f)) for f in forms]
@@ -410,7 +410,7 @@ def test_sentence_endings_share_a_question_however_it_is_punctuated() -> None:
 def test_cross_keys_tell_an_answer_from_a_task_done() -> None:
     """Issue 26: 〜ました after a question (勝った？) and after a request (〜して) share their
     plain ending keys but not their cross keys, nor do first sentences after the two."""
-    from taiwa.annotators.da_sentence_endings import cross_keys, ending_columns, ending_keys
+    from taiwa.annotators.da_classifier.endings import cross_keys, ending_columns, ending_keys
 
     after_question = cross_keys("3対1で勝ちました。", "昨日の試合勝った？", "only")
     after_request = cross_keys("アラームを止めました。", "アラーム止めといて", "only")

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from taiwa.benchmarks.da_response import shipped_annotator
-from taiwa.samples import sample_path
-from taiwa.taxonomies import load_taxonomy
+from taiwa.core.samples import sample_path
+from taiwa.core.taxonomies import load_taxonomy
 
 ACTS = set(load_taxonomy("assistant7").names)
 

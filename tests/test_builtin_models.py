@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from taiwa.errors import TaiwaError
+from taiwa.core.errors import TaiwaError
 from taiwa.models import ChatMessage, ChatRequest, GenerationParams, load_model
 from taiwa.models.base import ConcurrentModel
 from taiwa.models.builtin import eliza_reply, eliza_rules

@@ -33,9 +33,9 @@ from taiwa.benchmarks.chitchat.prompts import (
     render_prompt,
 )
 from taiwa.benchmarks.chitchat.scoring import score_generated, score_output
-from taiwa.errors import InputError, TaiwaError
-from taiwa.samples import sample_path
-from taiwa.schema import MAX_TEXT_CHARS
+from taiwa.core.errors import InputError, TaiwaError
+from taiwa.core.samples import sample_path
+from taiwa.core.schema import MAX_TEXT_CHARS
 
 CORPUS = sample_path("chitchat/corpus.jsonl")
 TASKS_FILE = sample_path("chitchat/tasks.jsonl")

@@ -16,11 +16,11 @@ import pytest
 from cli import taiwa_main
 from taiwa.benchmarks import get_method
 from taiwa.benchmarks.chitchat.dataset import load_tasks
-from taiwa.errors import InputError, TaiwaError
+from taiwa.core.errors import InputError, TaiwaError
 from taiwa.harness.config import RunConfig
 from taiwa.harness.runner import RunResult, prepare, run
-from taiwa.samples import sample_path
-from taiwa.stub_server import StubState, serve
+from taiwa.core.samples import sample_path
+from taiwa.testing.stub_server import StubState, serve
 
 MARK = "★"
 SYSTEMS = ["openai:good", "openai:plain", "openai:wrong", "human"]
@@ -261,7 +261,7 @@ def test_a_forfeit_is_no_win_and_a_constant_rating_is_flagged(tmp_path: Path) ->
     rating to every reply is flagged; human's own row carries no flag."""
     from rich.console import Console
 
-    from taiwa.tables import print_result
+    from taiwa.display.tables import print_result
 
     cfg = RunConfig(
         method="chitchat",

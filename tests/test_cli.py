@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from cli import taiwa, taiwa_main
-from taiwa.samples import sample_path
+from taiwa.core.samples import sample_path
 
 GOLD = sample_path("da_response/gold.jsonl")
 PRED = sample_path("da_response/pred.jsonl")
@@ -255,7 +255,7 @@ def test_command_lists_show_each_summary_unbroken() -> None:
 
     import typer
 
-    from taiwa.cli import app
+    from taiwa.cli.app import app
 
     groups: list[tuple[list[str], typer.Typer]] = [([], app)]
     for g in app.registered_groups:
@@ -309,8 +309,8 @@ def test_the_command_asked_alone_behaves_as_the_whole_app(args: list[str]) -> No
     the same, usage errors, help and suggestions included."""
     from typer.testing import CliRunner
 
-    from taiwa.cli import app
-    from taiwa.cli_help import only_the_command_asked
+    from taiwa.cli.app import app
+    from taiwa.cli.help import only_the_command_asked
 
     pruned = only_the_command_asked(app, args)
     named = next((a for a in args if not a.startswith("-")), None) in {"run", "validate", "score"}

@@ -29,8 +29,8 @@ from taiwa.resources.cooccurrence.table import AssociationPairs
 from taiwa.resources.murmurhash import hash_string, murmurhash64a
 from taiwa.resources.pairs_resource import PairTableResource
 from taiwa.resources.vectors import GinzaVectors
-from taiwa.samples import sample_path
-from taiwa.schema import Dialogue, Utterance
+from taiwa.core.samples import sample_path
+from taiwa.core.schema import Dialogue, Utterance
 from taiwa.text.content_words import CONTENT_POS
 from taiwa.text.tokenizer import default_tokenizer
 
@@ -590,7 +590,7 @@ def test_examples_read_the_dialogues_only_up_to_the_last_one_wanted() -> None:
     """The report's example utterances get their texts from one pass that stops once every
     wanted dialogue was seen (the examples come from the first rows)."""
     from taiwa.benchmarks.cohesion import _Examples
-    from taiwa.schema import Dialogue, Utterance
+    from taiwa.core.schema import Dialogue, Utterance
 
     def dialogue(i: int) -> Dialogue:
         turns = [("u", "human", "ラーメンが好き"), ("a", "agent", "ラーメンいいですね")]

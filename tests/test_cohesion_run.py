@@ -16,7 +16,7 @@ from taiwa.benchmarks.cohesion.dataset import load_dialogues
 from taiwa.harness.config import RunConfig
 from taiwa.harness.runner import RunResult, run
 from taiwa.resources.vectors import DEFAULT_THRESHOLD
-from taiwa.samples import sample_path
+from taiwa.core.samples import sample_path
 
 DIALOGUES = sample_path("cohesion/dialogues.jsonl")
 

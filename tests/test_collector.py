@@ -15,7 +15,7 @@ from taiwa.harness.collector import collector_paused
 _PROBE = (
     "import atexit, gc, json, sys\n"
     "atexit.register(lambda: print(json.dumps([gc.isenabled(), gc.get_freeze_count() > 0])))\n"
-    "from taiwa.cli import main\n"
+    "from taiwa.cli.app import main\n"
     "sys.argv = ['taiwa', '--version']\n"
 )
 

@@ -16,9 +16,9 @@ import pytest
 from rich.console import Console
 
 from taiwa.benchmarks import all_methods, get_method
-from taiwa.comparison_table import comparisons_table
-from taiwa.comparisons import ComparedMetric, build_comparisons, collect
-from taiwa.errors import TaiwaError
+from taiwa.display.comparison_table import comparisons_table
+from taiwa.metrics.comparisons import ComparedMetric, build_comparisons, collect
+from taiwa.core.errors import TaiwaError
 from taiwa.harness.config import RunConfig
 from taiwa.harness.runner import run
 from taiwa.judges.win_rate import WinRate, points_of
@@ -201,7 +201,7 @@ def test_summary_json_holds_the_block(tmp_path: Path) -> None:
 
 
 def test_leaderboard_gains_vs_baseline_columns_and_the_api_compares(tmp_path: Path) -> None:
-    from taiwa.api import compare
+    from taiwa.cli.api import compare
     from taiwa.report.leaderboard import write_leaderboard
 
     runs = tmp_path / "runs"

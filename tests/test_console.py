@@ -1,4 +1,4 @@
-"""The CLI's consoles (:mod:`taiwa.console`): made on first use, every access handed on."""
+"""The CLI's consoles (:mod:`taiwa.display.console`): made on first use, every access handed on."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import io
 from rich.console import Console
 from rich.table import Table
 
-from taiwa.console import LazyConsole, make_console
-from taiwa.terminal import FitTables
+from taiwa.display.console import LazyConsole, make_console
+from taiwa.display.fit import FitTables
 
 
 def test_the_console_is_made_on_first_use_with_the_table_fitting() -> None:

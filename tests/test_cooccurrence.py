@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 from pydantic import ValidationError
 
-from taiwa.errors import InputError, TaiwaError
+from taiwa.core.errors import InputError, TaiwaError
 from taiwa.resources import (
     AssociationPairs,
     DuckDBSettings,

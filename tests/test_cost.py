@@ -17,16 +17,16 @@ from rich.console import Console
 
 from cli import taiwa_main
 from taiwa.benchmarks import get_method
-from taiwa.console import make_console
-from taiwa.errors import TaiwaError
+from taiwa.display.console import make_console
+from taiwa.core.errors import TaiwaError
 from taiwa.harness.config import RunConfig
 from taiwa.harness.cost import add_cost, parse_price, price_for, read_prices
 from taiwa.harness.pool import RoleModel
 from taiwa.harness.runner import run
 from taiwa.models.openai_compat import OpenAICompatModel
 from taiwa.models.types import ChatMessage, ChatRequest, GenerationParams
-from taiwa.stub_server import StubState, serve
-from taiwa.tables import calls_table, cost_table
+from taiwa.testing.stub_server import StubState, serve
+from taiwa.display.tables import calls_table, cost_table
 
 
 def _prompts(tmp_path: Path, n: int) -> Path:

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from taiwa.annotators import da_classifier as dac
-from taiwa.annotators.da_baseline_memo import fit_key, memo_fit
+from taiwa.annotators.da_classifier.baseline import fit_key, memo_fit
 
 
 @pytest.fixture(scope="module")

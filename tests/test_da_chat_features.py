@@ -5,14 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from taiwa.annotators.chat_text import SHAPE_NAMES, casual_form, strip_punctuation
-from taiwa.annotators.da_calibration import (
+from taiwa.annotators.da_classifier.chat_text import SHAPE_NAMES, casual_form, strip_punctuation
+from taiwa.annotators.da_classifier.calibration import (
     expected_calibration_error,
     fit_temperature,
     nll,
     softmax,
 )
-from taiwa.annotators.da_morph_features import word_columns
+from taiwa.annotators.da_classifier.morphs import word_columns
 
 
 def flags(text: str) -> set[str]:

@@ -17,16 +17,16 @@ import pytest
 
 from taiwa.annotators import da_classifier as dac
 from taiwa.annotators import da_classifier_recipe as recipe
-from taiwa.annotators.da_classifier_features import Featurizer, char_ngrams, extra_features
-from taiwa.annotators.da_classifier_train import (
+from taiwa.annotators.da_classifier.features import Featurizer, char_ngrams, extra_features
+from taiwa.annotators.da_classifier.training import (
     class_report,
     copy_counts,
     minimize_objective,
     stratified_split,
     upsample,
 )
-from taiwa.annotators.da_previous_act import context_settings
-from taiwa.taxonomies import load_taxonomy
+from taiwa.annotators.da_classifier.previous_act import context_settings
+from taiwa.core.taxonomies import load_taxonomy
 
 ECHO = "うなずき・おうむ返し"
 
@@ -88,7 +88,7 @@ def test_model_files_load_without_pickle(shipped: dac.DAClassifier) -> None:
 
 def test_import_is_light() -> None:
     code = (
-        "import sys, taiwa.annotators.da_classifier, taiwa.annotators.da_classifier_recipe\n"
+        "import sys, taiwa.annotators.da_classifier.model, taiwa.annotators.da_classifier.recipe\n"
         "heavy = {'numpy', 'scipy', 'fugashi'} & set(sys.modules)\n"
         "print(sorted(heavy))"
     )
@@ -157,7 +157,7 @@ def chat_figures(
 
 ACCURACY_BAR = 0.75
 """Issue 26's bar: accuracy ≥ 0.75 on the chat-style held-out split. Met since the previous act
-became a feature (:mod:`taiwa.annotators.da_previous_act`): 0.758 (n = 677; 0.736 before)."""
+became a feature (:mod:`taiwa.annotators.da_classifier.previous_act`): 0.758 (n = 677; 0.736 before)."""
 
 MARGIN_FLOOR = 0.04
 """Issue 26's bar is 0.1 macro-F1 above the char-n-gram baseline; reached: 0.043 (0.705 vs
@@ -217,7 +217,7 @@ def test_probabilities_are_calibrated(
     shipped: dac.DAClassifier,
     sets: tuple[list[dac.Example], dict[str, list[dac.Example]], dict[str, str]],
 ) -> None:
-    from taiwa.annotators.da_calibration import expected_calibration_error
+    from taiwa.annotators.da_classifier.calibration import expected_calibration_error
 
     cal = shipped.meta["calibration"]
     assert cal["temperature"] == shipped.temperature != 1.0
@@ -313,7 +313,7 @@ def test_retraining_reproduces_the_shipped_weights(
 def test_previous_act_guesses_are_cross_fitted_by_dialogue(
     sets: tuple[list[dac.Example], dict[str, list[dac.Example]], dict[str, str]],
 ) -> None:
-    from taiwa.annotators.da_previous_act import FOLDS, folds_of
+    from taiwa.annotators.da_classifier.previous_act import FOLDS, folds_of
 
     train, _, _ = sets
     fold = folds_of(train)
@@ -432,7 +432,7 @@ def test_taiwa_da_check_exits_1_when_the_rebuild_differs(monkeypatch: pytest.Mon
     import numpy as np
     from typer.testing import CliRunner
 
-    from taiwa.cli import app
+    from taiwa.cli.app import app
 
     shipped = dac.DAClassifier.load()
     monkeypatch.setattr(recipe, "train", lambda: (dac.DAClassifier.load(), {}))

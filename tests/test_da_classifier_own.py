@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 from cli import taiwa_main
-from taiwa.annotators.da_classifier import MODEL_NAME, Example
-from taiwa.annotators.da_classifier_own import FORMAT, is_own, load_own, train_own
-from taiwa.annotators.da_classifier_recipe import CHAT_TRAIN_PATH, bundled
+from taiwa.annotators.da_classifier.model import MODEL_NAME, Example
+from taiwa.annotators.da_classifier.own import FORMAT, is_own, load_own, train_own
+from taiwa.annotators.da_classifier.recipe import CHAT_TRAIN_PATH, bundled
 
 
 def _dialogues(first: int, last: int) -> list[Example]:

@@ -6,7 +6,7 @@ import json
 from collections import Counter
 from importlib import resources
 
-from taiwa.taxonomies import load_taxonomy
+from taiwa.core.taxonomies import load_taxonomy
 
 ECHO = "うなずき・おうむ返し"
 FIELDS = {"id", "context", "reply", "act"}

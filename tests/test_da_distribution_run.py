@@ -22,8 +22,8 @@ from taiwa.harness.runner import run
 from taiwa.metrics.da_bootstrap import act_distribution, dami_jackknife, distinct_estimate
 from taiwa.metrics.da_distribution import dae, dami, distinct, transition_lift
 from taiwa.metrics.stats import bootstrap_ci
-from taiwa.samples import sample_path
-from taiwa.taxonomies import load_taxonomy
+from taiwa.core.samples import sample_path
+from taiwa.core.taxonomies import load_taxonomy
 from taiwa.text.tokenizer import default_tokenizer
 
 ECHO = "うなずき・おうむ返し"

@@ -20,9 +20,9 @@ from taiwa.benchmarks.da_distribution.votes import (
     load_votes,
     refine,
 )
-from taiwa.io import InputError
+from taiwa.core.io import InputError
 from taiwa.metrics.da_distribution import act_codes, batch_counts, dae, dami, entropy_rows
-from taiwa.taxonomies import load_taxonomy
+from taiwa.core.taxonomies import load_taxonomy
 
 ACTS = load_taxonomy("chitchat11").names
 # Seed 002 Table 1, human replies (counts, taxonomy order).

@@ -15,10 +15,10 @@ from taiwa.benchmarks.da_response import messages
 from taiwa.benchmarks.da_response.dataset import load_da_response
 from taiwa.harness.config import RunConfig
 from taiwa.harness.runner import run
-from taiwa.samples import sample_path
+from taiwa.core.samples import sample_path
 from taiwa.speech.render import render_dataset
 from taiwa.speech.tts import OpenJTalkTTS
-from taiwa.stub_server import StubState, serve
+from taiwa.testing.stub_server import StubState, serve
 
 GOLD = sample_path("da_response/gold.jsonl")
 N = 3
@@ -202,7 +202,7 @@ def test_demo_audio_section(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
 
     from taiwa.benchmarks import get_method
     from taiwa.benchmarks.da_response import demo
-    from taiwa.demo import method_demo
+    from taiwa.cli.demo import method_demo
     from taiwa.harness.demo_spec import Demo
 
     monkeypatch.setattr(demo, "AUDIO_ITEMS", 2)

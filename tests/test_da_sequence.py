@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from taiwa.metrics import wed, wed_batch, wlcs
 from taiwa.metrics.da_steps import ImportanceWarning
-from taiwa.schema import DASequence, DAStep
+from taiwa.core.schema import DASequence, DAStep
 
 Q, CQ, A, INF, R, S, C = (
     "Question",

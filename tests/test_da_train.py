@@ -14,15 +14,15 @@ from typing import Any
 import pytest
 
 from cli import taiwa, taiwa_main
-from taiwa.annotators.da_classifier import DAClassifier, load_examples, taxonomy_acts
-from taiwa.annotators.da_encoder import EncoderTagger, require_hf
-from taiwa.annotators.da_encoder_train import (
+from taiwa.annotators.da_classifier.model import DAClassifier, load_examples, taxonomy_acts
+from taiwa.annotators.da_classifier.encoder import EncoderTagger, require_hf
+from taiwa.annotators.da_classifier.encoder_train import (
     read_training_data,
     split_examples,
     train_encoder,
     validate,
 )
-from taiwa.errors import TaiwaError
+from taiwa.core.errors import TaiwaError
 
 pytest.importorskip("transformers")
 pytest.importorskip("torch")
@@ -173,7 +173,7 @@ def test_cli_trains_and_reproduces(
 
 def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
     """``taiwa ARGS`` in this process: the exit code and stderr."""
-    from taiwa.cli import main
+    from taiwa.cli.app import main
 
     with pytest.raises(SystemExit) as exc:
         main(list(args))

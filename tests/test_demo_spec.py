@@ -13,8 +13,8 @@ from rich.console import Console
 
 from taiwa.benchmarks import get_method, method_names
 from taiwa.benchmarks.prompts import PromptsMethod
-from taiwa.demo import method_demo, run_config
-from taiwa.errors import TaiwaError
+from taiwa.cli.demo import method_demo, run_config
+from taiwa.core.errors import TaiwaError
 from taiwa.harness.config import RunConfig
 from taiwa.harness.demo_spec import Demo, DemoRun, DemoStep, Lines, RunOutcome, one_run
 

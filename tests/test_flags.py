@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from cli import taiwa_main
-from taiwa import flags
+from taiwa.metrics import flags
 from taiwa.benchmarks.intent.dataset import iter_items
-from taiwa.samples import sample_path
+from taiwa.core.samples import sample_path
 
 ITEMS = sample_path("intent/items.jsonl")
 GOLD = [it.gold for it in iter_items(ITEMS)]
@@ -139,7 +139,7 @@ def test_small_n_flags_every_estimate_under_the_floor_and_prints_one_line() -> N
     """An estimate from fewer than CI_MIN_N items is flagged wherever it sits in a block
     (nested keys joined by dots), its cell is marked once, and a block's small-n flags
     share one printed line naming the block's keys and the range of n."""
-    from taiwa.tables import ci_cell
+    from taiwa.display.tables import ci_cell
 
     def est(n: int, v: float | None = 0.5) -> dict[str, object]:
         return {"value": v, "ci_low": 0.1, "ci_high": 0.9, "n": n}

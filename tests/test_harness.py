@@ -18,7 +18,7 @@ from cli import taiwa_main
 from taiwa.benchmarks import get_method
 from taiwa.benchmarks.prompts import METHOD as PROMPTS
 from taiwa.benchmarks.prompts.dataset import PromptSample
-from taiwa.errors import TaiwaError
+from taiwa.core.errors import TaiwaError
 from taiwa.harness.config import RunConfig
 from taiwa.harness.demo_spec import Demo
 from taiwa.harness.method import Results, Retry, Role, Row, Setup, StageBase, Summary
@@ -275,7 +275,7 @@ def test_list_and_method_help() -> None:
 
 def test_cli_imports_no_heavy_library() -> None:
     out = subprocess.run(
-        [sys.executable, "-X", "importtime", "-c", "import taiwa.cli"],
+        [sys.executable, "-X", "importtime", "-c", "import taiwa.cli.app"],
         capture_output=True,
         text=True,
         check=True,

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 
 from taiwa.benchmarks import get_method
-from taiwa.errors import TaiwaError
+from taiwa.core.errors import TaiwaError
 from taiwa.harness.config import RunConfig
 from taiwa.harness.held import HeldResources
 from taiwa.harness.runner import run
-from taiwa.samples import sample_path
+from taiwa.core.samples import sample_path
 
 DIALOGUES = sample_path("cohesion/dialogues.jsonl")
 

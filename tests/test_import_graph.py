@@ -26,12 +26,12 @@ The rules (one direction of imports, DESIGN.md / docs/architecture.md "Layers"):
    runner calls methods, never the reverse;
 3. ``models`` imports nothing from ``speech``;
 4. inside one package (one directory) the modules import in one direction: no cycle;
-5. the top-level packages and modules (``harness``, ``report``, ``models``, ``io``,
-   ``tables`` ...) import one another in one direction at run time: no cycle in the package
-   graph. Imports under ``TYPE_CHECKING`` are left out of this rule only: the contract
-   (``harness/method.py``) names the report's ``RunData`` and ``Section`` in the signature of
-   ``Method.report``, the report names the contract's ``Method`` and ``tables.py`` the
-   runner's ``RunResult``; those are annotations, not arrows anything runs along.
+5. the top-level packages import one another in one direction: no circle in the package
+   graph, imports under ``TYPE_CHECKING`` included (the contract names the run reader's
+   ``RunData`` and the display's ``Section``; both sit below the harness's contract);
+6. every arrow between top-level packages points down :data:`LAYERS` (the order of
+   ``docs/architecture.md``'s "Layers"), type-only ones included;
+7. the package root holds only packages, the package face, ``__main__`` and the version.
 
 Each rule is shown failing on a small fake source tree written to ``tmp_path``.
 """
@@ -47,18 +47,8 @@ SRC = Path(__file__).resolve().parent.parent / "src"
 ROOT = "taiwa"
 MAX_LINES = 400
 
-TOP_FLOOR = (
-    "__main__",
-    "api",
-    "cli",
-    "cli_build",
-    "cli_da",
-    "cli_report",
-    "cli_run",
-    "cli_validate",
-    "demo",
-)
-"""The modules above the methods: the only ones that may name the registry."""
+TOP_FLOOR = ("__main__", "cli")
+"""The top floor (the ``cli`` package and ``__main__``): the only code that may name the registry."""
 RUNNER_SIDE = (
     "taiwa.harness.runner",
     "taiwa.harness.config",
@@ -318,12 +308,12 @@ def _loop(component: list[str], graph: Mapping[str, Mapping[str, Edge]]) -> list
 
 
 def package_cycles(edges: Iterable[Edge]) -> list[list[Edge]]:
-    """Rule 5: each circle among the top-level packages and modules, through imports that run
-    (``TYPE_CHECKING`` ones left out), as the edges of one loop."""
+    """Rule 5: each circle among the top-level packages, through any import (``TYPE_CHECKING``
+    ones included: a circle of types is a circle in the design), as the edges of one loop."""
     graph: dict[str, dict[str, Edge]] = {}
     for e in edges:
         a, b = layer(e.source) or ROOT, layer(e.target) or ROOT
-        if a != b and not e.typing:
+        if a != b:
             graph.setdefault(a, {}).setdefault(b, e)
     lifted = {
         a: {b: Edge(a, b, e.line, e.lazy, e.typing) for b, e in targets.items()}
@@ -331,6 +321,56 @@ def package_cycles(edges: Iterable[Edge]) -> list[list[Edge]]:
     }
     loops = [_loop(component, lifted) for component in _components(lifted)]
     return [[graph[e.source][e.target] for e in loop] for loop in loops]
+
+
+LAYERS = (
+    "__main__",
+    "cli",
+    "benchmarks",
+    "report",
+    "judges",
+    "annotators",
+    "harness",
+    "display",
+    "testing",
+    "models",
+    "speech",
+    "metrics",
+    "resources",
+    "text",
+    "core",
+    "",  # the package face (taiwa/__init__.py)
+    "_version",
+)
+"""The layers from the top floor down: a package imports only packages after it."""
+ROOT_MODULES = {"__init__.py", "__main__.py", "_version.py"}
+MAX_ROOT_ENTRIES = 16
+
+
+def back_arrows(edges: Iterable[Edge]) -> list[Edge]:
+    """Rule 6: imports (type-only ones included) from a layer to one above it, or from or to
+    a top-level package missing from :data:`LAYERS`."""
+    rank = {name: i for i, name in enumerate(LAYERS)}
+    out: dict[tuple[str, str], Edge] = {}
+    for e in edges:
+        a, b = layer(e.source), layer(e.target)
+        if a == b:
+            continue
+        if a not in rank or b not in rank or rank[a] > rank[b]:
+            out.setdefault((a, b), e)
+    return list(out.values())
+
+
+def root_entries(src: Path, root: str = ROOT) -> tuple[list[str], list[str]]:
+    """Rule 7: the package root's entries (caches and the typing marker aside) and the modules
+    among them other than the face, ``__main__`` and the version."""
+    entries = sorted(
+        p.name
+        for p in (src / root).iterdir()
+        if p.name not in ("__pycache__", "py.typed") and not p.name.startswith(".")
+    )
+    stray = [n for n in entries if n.endswith(".py") and n not in ROOT_MODULES]
+    return entries, stray
 
 
 def long_modules(modules: Mapping[str, Path], limit: int = MAX_LINES) -> list[str]:
@@ -366,7 +406,7 @@ def test_the_graph_sees_the_imports_it_should() -> None:
     assert len(modules) > 100
     pairs = {(e.source, e.target) for e in edges}
     assert ("taiwa.harness.runner", "taiwa.harness.method") in pairs
-    assert ("taiwa.cli_run", "taiwa.benchmarks") in pairs  # lazy import, inside a function
+    assert ("taiwa.cli.run", "taiwa.benchmarks") in pairs  # lazy import, inside a function
     assert ("taiwa.benchmarks.prompts", "taiwa.harness.method") in pairs
 
 
@@ -402,6 +442,22 @@ def test_the_packages_import_in_one_direction() -> None:
     assert not loops, "circles between top-level packages (one import shown per arrow):\n  " + (
         "\n  ".join(_shown(loop).replace("\n  ", " ⇒ ") for loop in loops)
     )
+
+
+def test_every_arrow_points_down_the_layers() -> None:
+    found = back_arrows(_graph()[1])
+    assert not found, "imports up the layers (or from an unlisted package):\n  " + _shown(found)
+
+
+def test_the_root_holds_the_layers_only() -> None:
+    entries, stray = root_entries(SRC)
+    assert not stray, f"modules at the package root: {stray}"
+    assert len(entries) <= MAX_ROOT_ENTRIES, f"{len(entries)} entries at the root: {entries}"
+    for name in entries:
+        face = SRC / ROOT / name / "__init__.py"
+        if (SRC / ROOT / name).is_dir() and name != "data":
+            doc = ast.get_docstring(ast.parse(face.read_text(encoding="utf-8")))
+            assert doc and len(doc.splitlines()) <= 3, f"{name}/__init__.py: a short docstring"
 
 
 def test_no_module_over_400_lines() -> None:
@@ -484,13 +540,15 @@ def test_the_checker_reports_back_arrows_and_circles(tmp_path: Path) -> None:
         ("taiwa.harness.rundir", "taiwa.harness.runner", False)
     ]
     # between packages: the runner reaching up to the registry closes harness → benchmarks
-    # → harness; the type-only import alone would not
+    # → harness
     [loop] = package_cycles(edges)
     assert [(layer(e.source), layer(e.target)) for e in loop] == [
         ("benchmarks", "harness"),
         ("harness", "benchmarks"),
     ]
     assert str(loop[1]) == "taiwa.harness.runner → taiwa.benchmarks (line 1, at module level)"
+    up_layers = {(layer(e.source), layer(e.target)) for e in back_arrows(edges)}
+    assert ("harness", "benchmarks") in up_layers and ("text", "text") not in up_layers
 
 
 def test_the_checker_passes_a_tree_in_one_direction(tmp_path: Path) -> None:
@@ -500,15 +558,23 @@ def test_the_checker_passes_a_tree_in_one_direction(tmp_path: Path) -> None:
             "harness/method.py": "class Summary: ...\n",
             "harness/runner.py": "from taiwa.harness.method import Summary\n",
             "benchmarks/toy/__init__.py": "from taiwa.harness.method import Summary\n",
-            "cli.py": "from taiwa.benchmarks import toy\nfrom taiwa.harness import runner\n",
+            "cli/app.py": "from taiwa.benchmarks import toy\nfrom taiwa.harness import runner\n",
         },
     )
     modules, edges = module_names(src), import_graph(src)
-    assert ("taiwa.cli", "taiwa.benchmarks.toy") in {(e.source, e.target) for e in edges}
+    assert ("taiwa.cli.app", "taiwa.benchmarks.toy") in {(e.source, e.target) for e in edges}
     assert not methods_imported_from_below(edges)
     assert not methods_calling_the_runner(edges)
     assert not cycles_in_packages(edges, modules)
     assert not package_cycles(edges)
+    assert not back_arrows(edges)
+
+
+def test_the_root_check_names_a_stray_module(tmp_path: Path) -> None:
+    src = _fake_tree(tmp_path, {"cli/app.py": "x = 1\n", "helpers.py": "x = 1\n"})
+    (src / ROOT / "__init__.py").write_text('"""face"""\n', encoding="utf-8")
+    entries, stray = root_entries(src)
+    assert stray == ["helpers.py"] and "cli" in entries
 
 
 def test_long_modules_are_named(tmp_path: Path) -> None:

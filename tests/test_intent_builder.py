@@ -19,9 +19,9 @@ from taiwa.benchmarks.intent.builder_prompts import parse_candidates, parse_cont
 from taiwa.benchmarks.intent.dataset import NONE_OF_THESE, iter_items
 from taiwa.benchmarks.intent.prompts import question_text
 from taiwa.benchmarks.intent.sheets import aggregate
-from taiwa.cli import main
-from taiwa.samples import sample_path
-from taiwa.stub_server import StubState, serve
+from taiwa.cli.app import main
+from taiwa.core.samples import sample_path
+from taiwa.testing.stub_server import StubState, serve
 
 CORPUS = sample_path("intent/corpus.jsonl")
 GARBLED = "ic-03"

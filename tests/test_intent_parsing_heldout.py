@@ -13,7 +13,7 @@ import unicodedata
 
 from taiwa.benchmarks.intent.dataset import iter_items
 from taiwa.benchmarks.intent.parsing import parse_answer
-from taiwa.samples import sample_path
+from taiwa.core.samples import sample_path
 
 OPENINGS = [
     "",

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from taiwa.errors import InputError
-from taiwa.io import (
+from taiwa.core.errors import InputError
+from taiwa.core.io import (
     atomic_open,
     check_writable,
     parse_yaml,
@@ -18,8 +18,8 @@ from taiwa.io import (
     write_jsonl,
     write_parquet,
 )
-from taiwa.schema import MAX_TEXT_CHARS, DASequenceRecord, TaggedReply, TextRecord
-from taiwa.taxonomies import load_taxonomy
+from taiwa.core.schema import MAX_TEXT_CHARS, DASequenceRecord, TaggedReply, TextRecord
+from taiwa.core.taxonomies import load_taxonomy
 
 TAX = {"taxonomy": load_taxonomy("assistant7")}
 GOOD = '{"id": "a", "steps": [{"act": "Answer", "importance": 1.0}]}'

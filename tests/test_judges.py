@@ -34,7 +34,7 @@ from taiwa.judges.verdicts import (
     parse_rating,
     parse_verdict,
 )
-from taiwa.stub_server import StubState, serve
+from taiwa.testing.stub_server import StubState, serve
 
 # ------------------------------------------------------------------------------------ verdicts
 

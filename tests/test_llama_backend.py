@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from taiwa.benchmarks import get_method
-from taiwa.errors import TaiwaError
+from taiwa.core.errors import TaiwaError
 from taiwa.models import (
     ChatMessage,
     ChatRequest,
@@ -130,7 +130,7 @@ def test_da_annotator_and_generator_with_demo_model(demo_model, tmp_path: Path) 
     from taiwa.benchmarks.da_response.dataset import load_da_response
     from taiwa.harness.config import RunConfig
     from taiwa.harness.runner import run
-    from taiwa.samples import sample_path
+    from taiwa.core.samples import sample_path
 
     items = load_da_response(sample_path("da_response/gold.jsonl"))[:2]
     replies = tmp_path / "replies.jsonl"

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from cli import taiwa
-from taiwa.errors import EndpointError
+from taiwa.core.errors import EndpointError
 from taiwa.models.cache import default_cache_dir
 from taiwa.models.embedded import embedded_model_path
 from taiwa.models.llama_cpp_backend import default_threads

@@ -17,8 +17,8 @@ from taiwa.benchmarks.da_distribution.llm_tagging import few_shot, tag_prompt
 from taiwa.benchmarks.da_distribution.validate_tagger import validate_tagger
 from taiwa.harness.config import RunConfig
 from taiwa.harness.runner import run
-from taiwa.stub_server import StubState, serve
-from taiwa.taxonomies import load_taxonomy
+from taiwa.testing.stub_server import StubState, serve
+from taiwa.core.taxonomies import load_taxonomy
 
 CHITCHAT11 = load_taxonomy("chitchat11")
 
@@ -43,7 +43,7 @@ def test_parse_act_repairs_and_refusals() -> None:
 
 
 def test_prompt_has_every_definition_and_held_out_free_examples() -> None:
-    from taiwa.annotators.da_classifier import held_out_split, load_examples
+    from taiwa.annotators.da_classifier.model import held_out_split, load_examples
 
     text = system_prompt(CHITCHAT11, few_shot())
     for act in CHITCHAT11.acts:

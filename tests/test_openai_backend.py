@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from taiwa.errors import EndpointError, TaiwaError
+from taiwa.core.errors import EndpointError, TaiwaError
 from taiwa.models import ChatMessage, ChatRequest, GenerationParams, ModelOptions, load_model
 from taiwa.models.openai_compat import OpenAICompatModel
 from taiwa.models.types import ContentPart
-from taiwa.stub_server import StubState, serve
+from taiwa.testing.stub_server import StubState, serve
 
 SCHEMA = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
 

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from rich.console import Console
 
-from taiwa.comparison_table import comparisons_markdown, comparisons_table
-from taiwa.comparisons import ComparedMetric, build_comparisons, collect, pairs_of
+from taiwa.display.comparison_table import comparisons_markdown, comparisons_table
+from taiwa.metrics.comparisons import ComparedMetric, build_comparisons, collect, pairs_of
 from taiwa.metrics.da_distribution import dae, dami
 from taiwa.metrics.paired import (
     ActEntropy,
@@ -122,7 +122,7 @@ def test_declaring_comparisons_imports_no_numpy() -> None:
     import subprocess
     import sys
 
-    code = "import sys, taiwa.comparisons; print('numpy' in sys.modules)"
+    code = "import sys, taiwa.metrics.comparisons; print('numpy' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 

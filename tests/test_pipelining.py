@@ -15,7 +15,7 @@ import pytest
 
 from taiwa.benchmarks.prompts import METHOD as PROMPTS
 from taiwa.benchmarks.prompts.dataset import PromptSample
-from taiwa.errors import EndpointError
+from taiwa.core.errors import EndpointError
 from taiwa.harness.config import RunConfig
 from taiwa.harness.demo_spec import Demo
 from taiwa.harness.method import NoOptions, Results, Retry, Row, Setup, StageBase, Summary

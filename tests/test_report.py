@@ -14,7 +14,7 @@ import pytest
 from cli import taiwa_main
 from report_runs import build_runs, failing_chitchat
 from taiwa.benchmarks import all_methods
-from taiwa.errors import InputError
+from taiwa.core.errors import InputError
 from taiwa.report.page import write_report
 
 METHODS = ["prompts", "da-response", "chitchat", "da-distribution", "cohesion", "intent"]
@@ -68,7 +68,7 @@ def test_every_method_has_its_tables_and_figures(page: str) -> None:
 
 
 def test_numbers_match_the_summary_and_terminal_cells(runs: dict[str, Path], page: str) -> None:
-    from taiwa.tables import ci_cell
+    from taiwa.display.tables import ci_cell
 
     s = json.loads((runs["intent"] / "summary.json").read_text("utf-8"))
     acc = s["systems"]["builtin:random"]["accuracy"]

@@ -18,7 +18,7 @@ import pytest
 from fuzz_random import json_paths
 
 from taiwa.benchmarks import get_method
-from taiwa.cli import main
+from taiwa.cli.app import main
 from taiwa.harness.config import RunConfig
 from taiwa.harness.runner import run
 
@@ -297,7 +297,7 @@ def test_broken_model_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
 
 
 def test_key_fragments_are_masked(monkeypatch: pytest.MonkeyPatch) -> None:
-    from taiwa.redact import redact
+    from taiwa.core.redact import redact
 
     key = "sk-Zq81xLmP04vRtY6nHs3K"
     monkeypatch.setenv("OPENAI_API_KEY", key)
@@ -310,7 +310,7 @@ def test_key_fragments_are_masked(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_summary_schema_keeps_real_summaries(finished_run: Path) -> None:
-    from taiwa.report.summary_schema import check_summary
+    from taiwa.harness.summary_schema import check_summary
 
     text = (finished_run / "summary.json").read_text("utf-8")
     summary = json.loads(text)

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from taiwa.benchmarks import get_method
-from taiwa.errors import TaiwaError
+from taiwa.core.errors import TaiwaError
 from taiwa.harness.config import RunConfig, resolve_config
 from taiwa.harness.runner import run
-from taiwa.stub_server import StubState, serve
+from taiwa.testing.stub_server import StubState, serve
 
 
 def _prompts(tmp_path: Path, n: int) -> Path:

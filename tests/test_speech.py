@@ -11,7 +11,7 @@ import pytest
 import soundfile as sf
 
 from cli import taiwa_main
-from taiwa.errors import InputError
+from taiwa.core.errors import InputError
 from taiwa.speech.render import RenderReport, TextField, render_dataset
 from taiwa.speech.tts import OpenJTalkTTS
 from taiwa.speech.wav import (

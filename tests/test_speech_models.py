@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from taiwa.errors import EndpointError, TaiwaError
+from taiwa.core.errors import EndpointError, TaiwaError
 from taiwa.models import ChatMessage, ChatRequest, ModelOptions, load_model
 from taiwa.models.cache import CachingModel, ResponseCache
 from taiwa.models.cascade import CascadeModel
@@ -20,7 +20,7 @@ from taiwa.models.types import ContentPart, audio_sha256
 from taiwa.speech.render import audio_name, render_text
 from taiwa.speech.tts import OpenJTalkTTS
 from taiwa.speech.wav import write_benchmark_wav
-from taiwa.stub_server import StubState, serve
+from taiwa.testing.stub_server import StubState, serve
 
 UTTERANCES = ("明日7時に起こして", "キッチンの電気を消して")
 

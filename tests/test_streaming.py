@@ -22,7 +22,7 @@ from taiwa.harness.runner import run
 from taiwa.harness.samples import SampleSource
 from taiwa.models.builtin import BuiltinModel
 from taiwa.models.types import ChatRequest
-from taiwa.samples import sample_path
+from taiwa.core.samples import sample_path
 
 
 def _files(run_dir: Path) -> dict[str, Any]:

@@ -26,8 +26,8 @@ from taiwa.benchmarks.cohesion.scoring import BLOCK, iter_scored, summarize
 from taiwa.harness.config import RunConfig
 from taiwa.harness.runner import run
 from taiwa.resources.vectors import GinzaVectors
-from taiwa.samples import sample_path
-from taiwa.schema import Dialogue
+from taiwa.core.samples import sample_path
+from taiwa.core.schema import Dialogue
 from taiwa.text.content_words import CONTENT_POS, content_blocks, content_filter
 from taiwa.text.tagging_worker import TaggingWorker, TaggingWorkerError
 from taiwa.text.tokenizer import found_lines

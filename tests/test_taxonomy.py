@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from taiwa.errors import InputError, TaiwaError
-from taiwa.taxonomies import load_taxonomy
+from taiwa.core.errors import InputError, TaiwaError
+from taiwa.core.taxonomies import load_taxonomy
 
 
 def test_builtins() -> None:

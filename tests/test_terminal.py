@@ -1,6 +1,6 @@
 """Tables at 80 columns and in pipes (issue 24): every method's tables from real small runs
 (:mod:`report_runs`), with long system names, laid out by the CLI's console
-(:func:`taiwa.console.make_console`): no line wider than the terminal, every column header
+(:func:`taiwa.display.console.make_console`): no line wider than the terminal, every column header
 and every name whole, nothing cut with an ellipsis; ``taiwa list`` greppable when piped."""
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from rich.text import Text
 
 from report_runs import build_runs
 from taiwa.benchmarks import get_method, method_names
-from taiwa.console import make_console
-from taiwa.terminal import fit_table
+from taiwa.display.console import make_console
+from taiwa.display.fit import fit_table
 
 LONG = {
     "openai:good": "openai:Qwen2.5-7B-Instruct-Q4_K_M",

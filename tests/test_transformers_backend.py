@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from taiwa.errors import TaiwaError
+from taiwa.core.errors import TaiwaError
 from taiwa.models import ChatMessage, ChatRequest, GenerationParams, load_model
 
 pytestmark = pytest.mark.slow

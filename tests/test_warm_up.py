@@ -98,7 +98,7 @@ def test_no_method_loads_a_heavy_library_before_its_first_request(
         "    print(json.dumps(heavy), flush=True)\n"
         "    os._exit(0)\n"
         "BuiltinModel._complete = complete\n"
-        "from taiwa.cli import main\n"
+        "from taiwa.cli.app import main\n"
         f"main(['run', {method!r}, '-m', 'builtin:fixed', '-q', '--no-cache', "
         f"'--out', {str(tmp_path / 'run')!r}])\n"
     )

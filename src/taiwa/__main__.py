@@ -1,5 +1,5 @@
 """``python -m taiwa`` is the ``taiwa`` command."""
 
-from taiwa.cli import main
+from taiwa.cli.app import main
 
 main()

@@ -14,7 +14,7 @@ from taiwa.harness.config import RunConfig
 from taiwa.harness.runner import run
 from taiwa.models.cache import default_cache_dir
 from taiwa.models.embedded import embedded_model_path
-from taiwa.stub_server import StubState, serve
+from taiwa.testing.stub_server import StubState, serve
 
 
 def test_editing_a_replay_file_changes_the_scored_reply(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from faults_support import cached_rows, integrity, prompt_of, prompts_file, rows, start, taiwa
 
-from taiwa.stub_server import StubState, serve
+from taiwa.testing.stub_server import StubState, serve
 
 
 def _args(url: str, data: Path, out: Path, cache: Path, *extra: str) -> list[str]:

@@ -17,7 +17,7 @@ from taiwa.benchmarks import get_method
 from taiwa.harness.config import RunConfig
 from taiwa.harness.runner import run
 from taiwa.models import ChatMessage, ChatRequest, ModelOptions, load_model
-from taiwa.stub_server import FAULT_KINDS, StubServer, StubState, serve
+from taiwa.testing.stub_server import FAULT_KINDS, StubServer, StubState, serve
 
 
 def _run_args(url: str, data: Path, tmp: Path, *extra: str) -> list[str]:

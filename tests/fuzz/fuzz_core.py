@@ -2,7 +2,7 @@
 CLI's entry point (in-process or as a real subprocess), and the verdict on what came out.
 
 A verdict fails on a traceback (any exception other than ``SystemExit`` escaping
-``taiwa.cli.main``), a signal, a hang, exit 0 (or 1) on unusable input, more than one
+``taiwa.cli.app.main``), a signal, a hang, exit 0 (or 1) on unusable input, more than one
 ``error:`` line, or an error line that does not name the file (and the line) it should.
 """
 
@@ -156,8 +156,8 @@ def _command_built_once() -> Iterator[None]:
 
 
 def run_in_process(argv: list[str], timeout: float = IN_PROCESS_TIMEOUT) -> Outcome:
-    """``taiwa.cli.main(argv)`` with stdout/stderr captured, as the ``taiwa`` script runs it."""
-    from taiwa.cli import main
+    """``taiwa.cli.app.main(argv)`` with stdout/stderr captured, as the ``taiwa`` script runs it."""
+    from taiwa.cli.app import main
 
     out, err = io.StringIO(), io.StringIO()
     started = time.perf_counter()

@@ -22,7 +22,7 @@ from typing import Any
 
 from fuzz_core import Built, Expect, Variant
 
-from taiwa.schema import MAX_ID_CHARS
+from taiwa.core.schema import MAX_ID_CHARS
 
 HUGE = "あ" * 1_000_000
 """A text far beyond any limit taiwa sets (the issue's reproduction)."""

@@ -17,7 +17,7 @@ from typing import Any
 from fuzz_mutations import LinesTarget, RecordTarget, YamlTarget
 
 from taiwa.benchmarks.chitchat.corpus import MAX_ID_CHARS
-from taiwa.samples import sample_path
+from taiwa.core.samples import sample_path
 
 GOLD = sample_path("da_response/gold.jsonl")
 PRED = sample_path("da_response/pred.jsonl")

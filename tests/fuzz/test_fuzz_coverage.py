@@ -12,7 +12,7 @@ from fuzz_registry import all_variants
 from fuzz_targets import RECORD_TARGETS
 
 from taiwa.benchmarks import method_names
-from taiwa.cli import app
+from taiwa.cli.app import app
 
 FLAGS = {
     "--reference",

@@ -1,4 +1,4 @@
-"""Every registered variant through ``taiwa.cli.main`` in-process: no traceback, no hang, exit 2
+"""Every registered variant through ``taiwa.cli.app.main`` in-process: no traceback, no hang, exit 2
 with one located error line on unusable input, exit 0 on valid input."""
 
 from __future__ import annotations

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from rich.console import Console
 
-from taiwa.schema import MAX_TEXT_CHARS
-from taiwa.tables import CLIP
+from taiwa.core.schema import MAX_TEXT_CHARS
+from taiwa.display.tables import CLIP
 
 MILLION = """
 from taiwa.text.tokenizer import FugashiTokenizer
@@ -95,8 +95,8 @@ def test_cohesion_tables_are_clipped() -> None:
 
 
 def test_score_tables_are_clipped(tmp_path: Path) -> None:
-    from taiwa.file_scoring import FileScores
-    from taiwa.tables import da_distribution_table, systems_table
+    from taiwa.cli.file_scoring import FileScores
+    from taiwa.display.tables import da_distribution_table, systems_table
 
     estimate = {"value": 0.5, "ci_low": 0.4, "ci_high": 0.6, "n": 3}
     res = FileScores([], {"x" * MAX_TEXT_CHARS: {"dae": estimate, "dami": estimate}})

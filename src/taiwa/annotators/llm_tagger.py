@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from taiwa.harness.method import RE_ASKED
-from taiwa.llm_json import extract_json
-from taiwa.schema import Taxonomy
+from taiwa.models.json_replies import extract_json
+from taiwa.core.schema import Taxonomy
 
 if TYPE_CHECKING:
     from taiwa.models.types import ChatRequest, GenerationParams
@@ -132,7 +132,7 @@ class LLMTagger:
         self.repairs: dict[str, int] = {}
 
     def tag_many(self, contexts: Sequence[str], replies: Sequence[str]) -> list[str | None]:
-        from taiwa.llm_json import generate_json
+        from taiwa.models.json_replies import generate_json
         from taiwa.models.spec import load_model
 
         requests = [

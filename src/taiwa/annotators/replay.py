@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from taiwa.errors import TaiwaError
-from taiwa.io import index_by_id, read_records
-from taiwa.schema import DASequence, DASequenceRecord, Taxonomy
+from taiwa.core.errors import TaiwaError
+from taiwa.core.io import index_by_id, read_records
+from taiwa.core.schema import DASequence, DASequenceRecord, Taxonomy
 
 
 def load_sequences(path: str | Path, taxonomy: Taxonomy) -> dict[str, DASequence]:

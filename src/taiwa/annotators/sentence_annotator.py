@@ -28,11 +28,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from taiwa.annotators.da_sentence_endings import position_class as position_class
-from taiwa.schema import DASequence, DAStep
+from taiwa.annotators.da_classifier.endings import position_class as position_class
+from taiwa.core.schema import DASequence, DAStep
 
 if TYPE_CHECKING:
-    from taiwa.annotators.da_classifier import DAClassifier, Example
+    from taiwa.annotators.da_classifier.model import DAClassifier, Example
 
 _SPLIT = re.compile(r"(?<=[。！？!?])(?![」』）)\"'!?！？])\s*|\n+")
 _SPOKEN = re.compile(
@@ -91,7 +91,7 @@ class LabelledReply:
 
 def sentence_examples(replies: Sequence[LabelledReply]) -> list[Example]:
     """One classifier example per sentence of each aligned reply (id ``REPLY#k``)."""
-    from taiwa.annotators.da_classifier import Example
+    from taiwa.annotators.da_classifier.model import Example
 
     return [
         Example(f"{r.id}#{k}", r.context, s, step.act, k, len(r.sentences))
@@ -210,7 +210,7 @@ class SentenceAnnotator:
 
     @classmethod
     def load(cls, npz: Path) -> SentenceAnnotator:
-        from taiwa.annotators.da_classifier import DAClassifier
+        from taiwa.annotators.da_classifier.model import DAClassifier
 
         classifier = DAClassifier.load(npz)
         imp = classifier.meta["importance"]
@@ -234,8 +234,8 @@ def train_sentence_annotator(
     """Fit the classifier (seed 002 §5.2's recipe, with position features and, with
     ``endings``, sentence-final form features: :mod:`.da_sentence_endings`) and the importance
     model on ``train``; returns the annotator and the training info."""
-    from taiwa.annotators.da_classifier import fit
-    from taiwa.annotators.da_classifier_features import FeatureSettings
+    from taiwa.annotators.da_classifier.model import fit
+    from taiwa.annotators.da_classifier.features import FeatureSettings
 
     unknown = sorted({s.act for r in train for s in r.steps} - set(acts))
     if unknown:

@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 
 from pydantic import ValidationError
 
-from taiwa.errors import InputError
-from taiwa.llm_json import extract_json
+from taiwa.core.errors import InputError
+from taiwa.models.json_replies import extract_json
 from taiwa.metrics.da_steps import TOLERANCE, ImportanceWarning, normalised_steps
-from taiwa.schema import DASequence, DAStep, Taxonomy
+from taiwa.core.schema import DASequence, DAStep, Taxonomy
 
 RENORMALISED = "renormalised"
 """Importances that did not sum to 1 (beyond :data:`~taiwa.metrics.da_steps.TOLERANCE`)."""

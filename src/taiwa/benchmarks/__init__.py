@@ -6,8 +6,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any, cast
 
-from taiwa.errors import TaiwaError
-from taiwa.errors import _short as shown
+from taiwa.core.errors import TaiwaError
+from taiwa.core.errors import _short as shown
 
 if TYPE_CHECKING:
     from taiwa.harness.method import Method

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from taiwa.errors import InputError, TaiwaError
+from taiwa.core.errors import InputError, TaiwaError
 
 Prices = dict[str, tuple[float, float]]
 """Model → (USD per million input tokens, USD per million output tokens)."""
@@ -47,7 +47,7 @@ def parse_price(text: str) -> tuple[str, tuple[float, float]]:
 def read_prices(path: Path) -> Prices:
     """A prices file: a JSON or YAML mapping ``MODEL: {in: IN, out: OUT}`` or ``MODEL: [IN,
     OUT]`` (USD per million tokens); errors name the file and the model."""
-    from taiwa.io import read_yaml
+    from taiwa.core.io import read_yaml
 
     if path.suffix.lower() == ".json":
         try:

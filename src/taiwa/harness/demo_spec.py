@@ -1,7 +1,7 @@
 """What a method's section of ``taiwa demo`` runs, declared as a value (issue 28).
 
 A method never runs itself: :meth:`~taiwa.harness.method.Method.demo` returns a :class:`Demo`,
-and ``taiwa demo`` (:mod:`taiwa.demo`) hands each :class:`DemoRun` to the runner as the
+and ``taiwa demo`` (:mod:`taiwa.cli.demo`) hands each :class:`DemoRun` to the runner as the
 :class:`~taiwa.harness.config.RunConfig` a ``taiwa run`` with the same flags would build. A
 demo is a list of :class:`DemoStep`, done in order:
 

@@ -8,9 +8,9 @@ from typing import Any, get_args
 
 from pydantic import BaseModel, ValidationError
 
-from taiwa.errors import TaiwaError
-from taiwa.io import parse_yaml, shown, shown_path
-from taiwa.schema import MAX_TEXT_CHARS, error_text
+from taiwa.core.errors import TaiwaError
+from taiwa.core.io import parse_yaml, shown, shown_path
+from taiwa.core.schema import MAX_TEXT_CHARS, error_text
 
 
 def comma_list(value: Any) -> Any:

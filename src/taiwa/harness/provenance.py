@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from taiwa import __version__
 from taiwa.harness.plan import Plan
 from taiwa.models.file_hash import sha256_file
-from taiwa.redact import redact
+from taiwa.core.redact import redact
 
 if TYPE_CHECKING:
     from taiwa.harness.pool import ModelPool

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from taiwa.harness.method import Row
-from taiwa.io import atomic_open, dumps
+from taiwa.core.io import atomic_open, dumps
 
 
 @dataclass

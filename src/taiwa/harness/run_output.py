@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from taiwa.errors import TaiwaError
+from taiwa.core.errors import TaiwaError
 from taiwa.harness.method import Summary
 from taiwa.harness.plan import Plan
 from taiwa.harness.pool import ModelPool
@@ -81,7 +81,7 @@ def run_summary(
 ) -> dict[str, Any]:
     """The content of ``summary.json``: status, per system (n, scored, failures per stage,
     then the method's block), across systems, the paired comparisons (when the run has two or
-    more systems: :func:`taiwa.comparisons.build_comparisons`), failures per stage, calls per
+    more systems: :func:`taiwa.metrics.comparisons.build_comparisons`), failures per stage, calls per
     role, seconds."""
     failures: dict[str, int] = {}
     for st in plan.stages:

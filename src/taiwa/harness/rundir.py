@@ -21,9 +21,9 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from taiwa.errors import TaiwaError
+from taiwa.core.errors import TaiwaError
 from taiwa.harness.rows import RowStore
-from taiwa.io import write_json
+from taiwa.core.io import write_json
 
 if TYPE_CHECKING:
     from taiwa.harness.method import Stage

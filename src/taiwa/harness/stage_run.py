@@ -13,10 +13,10 @@ import itertools
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from taiwa.errors import TaiwaError
+from taiwa.core.errors import TaiwaError
 from taiwa.harness.method import RE_ASKED, REPAIRS, Retry, Row, Stage, StageFailure
 from taiwa.harness.pool import RoleModel, RoleStats
-from taiwa.llm_json import repair_turn
+from taiwa.models.json_replies import repair_turn
 from taiwa.models.base import ConcurrentModel
 from taiwa.models.types import ChatRequest, ChatResponse
 

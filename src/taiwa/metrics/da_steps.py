@@ -7,7 +7,7 @@ import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from taiwa.schema import DASequence, DAStep
+from taiwa.core.schema import DASequence, DAStep
 
 if TYPE_CHECKING:
     import numpy as np

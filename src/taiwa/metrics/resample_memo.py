@@ -6,7 +6,7 @@ the values' bytes, the number of resamples and the seed. Paired comparisons of t
 over the same items then reuse them: the mean of ``a − b`` in a resample is the mean of ``a``
 minus the mean of ``b`` in that resample (the same indices: same ``n``, same seed), so the
 comparison's bootstrap costs a subtraction instead of a second pass over the items
-(:func:`taiwa.comparisons.build_comparisons`). A miss costs nothing but the lookup."""
+(:func:`taiwa.metrics.comparisons.build_comparisons`). A miss costs nothing but the lookup."""
 
 from __future__ import annotations
 

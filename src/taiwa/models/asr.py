@@ -23,7 +23,7 @@ from math import gcd
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from taiwa.errors import TaiwaError
+from taiwa.core.errors import TaiwaError
 
 if TYPE_CHECKING:
     import numpy as np

@@ -10,9 +10,9 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from taiwa.errors import EndpointError
+from taiwa.core.errors import EndpointError
 from taiwa.models.types import ChatRequest, ChatResponse, Reply
-from taiwa.redact import redact
+from taiwa.core.redact import redact
 
 OnResponse = Callable[[ChatResponse], None]
 
@@ -51,7 +51,7 @@ class ChatModel(Protocol):
     another's cached replies.
     ``generate`` returns one response per request, in order; a failed request becomes a
     response with ``error`` set. ``on_response`` is called as each response completes.
-    ``check`` fails early (one-line :class:`~taiwa.errors.TaiwaError`) when the model cannot
+    ``check`` fails early (one-line :class:`~taiwa.core.errors.TaiwaError`) when the model cannot
     answer at all; ``cacheable`` is false for models that only read answers from a file.
     """
 

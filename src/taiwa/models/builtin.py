@@ -22,7 +22,7 @@ from typing import Any
 
 import yaml
 
-from taiwa.errors import TaiwaError
+from taiwa.core.errors import TaiwaError
 from taiwa.models.base import ConcurrentModel, refuse_audio
 from taiwa.models.types import ChatRequest
 from taiwa.text.normalize import nfkc

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from taiwa.errors import TaiwaError
+from taiwa.core.errors import TaiwaError
 from taiwa.models.base import ChatModel, OnResponse
 from taiwa.models.types import ChatRequest, ChatResponse, Usage
 

@@ -15,11 +15,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
-from taiwa.errors import EndpointError
+from taiwa.core.errors import EndpointError
 from taiwa.models.asr import ASR
 from taiwa.models.base import ChatModel, OnResponse
 from taiwa.models.types import ChatMessage, ChatRequest, ChatResponse, ContentPart
-from taiwa.redact import redact
+from taiwa.core.redact import redact
 
 Meta = dict[str, object]
 

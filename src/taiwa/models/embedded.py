@@ -13,7 +13,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from taiwa.errors import TaiwaError
+from taiwa.core.errors import TaiwaError
 from taiwa.models.gguf_meta import gguf_strings
 
 SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"

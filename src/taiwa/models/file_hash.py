@@ -13,7 +13,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from taiwa.io import atomic_open
+from taiwa.core.io import atomic_open
 
 INDEX = "file-hashes.json"
 

@@ -13,7 +13,7 @@ import time
 from datetime import UTC
 from typing import Any
 
-from taiwa.redact import redact
+from taiwa.core.redact import redact
 
 
 class RequestFailed(Exception):

@@ -7,7 +7,7 @@ request, too much at 64-way concurrency).
   full jitter (capped at 30 s, at least ``Retry-After``: delta-seconds or an HTTP date, itself
   cut to ``max_retry_wait``, with a note); any other 4xx is recorded at once; a
   server that cannot be reached is retried for ``retry_window`` seconds.
-* 401/403/404 stop the run (:class:`~taiwa.errors.EndpointError`); a rejected
+* 401/403/404 stop the run (:class:`~taiwa.core.errors.EndpointError`); a rejected
   ``response_format`` while probing is a :class:`FormatRejected` for the protocol side
   (:mod:`taiwa.models.openai_compat`) to try the next mode.
 * ``aiohttp`` is imported only when a request is made, so importing this module stays cheap.
@@ -26,7 +26,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from taiwa.errors import EndpointError, TaiwaError
+from taiwa.core.errors import EndpointError, TaiwaError
 from taiwa.models.base import ConcurrentModel, OnResponse, tally
 from taiwa.models.openai_errors import (
     FormatRejected,
@@ -39,7 +39,7 @@ from taiwa.models.openai_errors import (
     _unreachable,
 )
 from taiwa.models.types import ChatRequest, ChatResponse, Reply, Usage
-from taiwa.redact import redact
+from taiwa.core.redact import redact
 
 log = logging.getLogger(__name__)
 

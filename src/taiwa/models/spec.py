@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from taiwa.errors import TaiwaError
+from taiwa.core.errors import TaiwaError
 from taiwa.models.base import ChatModel
 
 KINDS = ("openai", "gguf", "hf", "replay", "builtin", "cascade")

@@ -7,7 +7,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from taiwa.errors import InputError, TaiwaError
+from taiwa.core.errors import InputError, TaiwaError
 from taiwa.models.base import ConcurrentModel, refuse_audio
 from taiwa.models.file_hash import content_sha256
 from taiwa.models.types import ChatRequest, Reply, Usage

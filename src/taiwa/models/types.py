@@ -11,8 +11,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 def audio_sha256(path: str) -> str:
     """SHA-256 of an audio file's bytes (what a request's audio is keyed by in the cache); a
-    file that cannot be read raises :class:`~taiwa.errors.TaiwaError` naming it."""
-    from taiwa.errors import TaiwaError
+    file that cannot be read raises :class:`~taiwa.core.errors.TaiwaError` naming it."""
+    from taiwa.core.errors import TaiwaError
 
     try:
         with open(path, "rb") as fh:

@@ -1,5 +1,5 @@
 """Chart types the methods' report sections share, drawn with matplotlib
-(:func:`taiwa.charts.svg_string`) and returned as SVG text: bars with their 95 % CIs, stacked
+(:func:`taiwa.display.charts.svg_string`) and returned as SVG text: bars with their 95 % CIs, stacked
 bars, a heatmap, a heatmap of ratios, a scatter. They know no method: labels and values come
 from the caller.
 
@@ -14,7 +14,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
-from taiwa.charts import svg_string
+from taiwa.display.charts import svg_string
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

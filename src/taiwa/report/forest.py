@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from taiwa.charts import svg_string
+from taiwa.display.charts import svg_string
 from taiwa.report.figures import FIG_WIDTH, FONT, chart_label, legend_outside
-from taiwa.report.section import Figure
+from taiwa.display.section import Figure
 
 SIGNIFICANT = "#c0392b"
 OTHER = "#7f7f7f"

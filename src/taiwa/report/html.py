@@ -1,12 +1,12 @@
 """Small HTML builders: every text from data goes through :func:`esc` (``html.escape``), and
-what comes back is :class:`~taiwa.report.section.Html`, safe to insert as is."""
+what comes back is :class:`~taiwa.display.section.Html`, safe to insert as is."""
 
 from __future__ import annotations
 
 import html
 from collections.abc import Iterable, Sequence
 
-from taiwa.report.section import Html
+from taiwa.display.section import Html
 
 
 def esc(text: object) -> Html:

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from taiwa.flags import MARK
+from taiwa.metrics.flags import MARK
 from taiwa.report.html import esc, join, tag
 from taiwa.report.leaderboard_vs import add_vs_baseline
 from taiwa.report.page import CSS
@@ -21,15 +21,9 @@ from taiwa.report.rich_html import (
     table_html,
     table_markdown,
 )
-from taiwa.report.runs import (
-    RunData,
-    by_method,
-    find_runs,
-    item_sets_note,
-    load_run,
-    summary_errors,
-)
-from taiwa.report.section import Html
+from taiwa.harness.run_reader import RunData, find_runs, load_run, summary_errors
+from taiwa.report.grouping import by_method, item_sets_note
+from taiwa.display.section import Html
 
 if TYPE_CHECKING:
     from taiwa.harness.method import Method
@@ -92,7 +86,7 @@ def write_leaderboard(
     """``leaderboard.html`` and ``leaderboard.md`` of the runs of ``methods`` (the registry's,
     handed down by the CLI) below ``runs_dir`` (written there unless ``out`` names the HTML
     file; the Markdown goes beside it)."""
-    from taiwa.io import atomic_open
+    from taiwa.core.io import atomic_open
 
     runs = [load_run(p) for p in find_runs([runs_dir])]
     tables = headline_tables(runs, methods, baseline)

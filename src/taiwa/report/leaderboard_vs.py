@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from taiwa.errors import TaiwaError
+from taiwa.core.errors import TaiwaError
 from taiwa.report.rich_html import TableData, as_text
 
 if TYPE_CHECKING:
     from taiwa.harness.method import Method
-    from taiwa.report.runs import RunData
+    from taiwa.harness.run_reader import RunData
 
 
 def _baseline(labels: Sequence[str], wanted: str | None) -> str | None:

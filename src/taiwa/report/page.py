@@ -11,11 +11,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from taiwa.flags import flag_lines
+from taiwa.metrics.flags import flag_lines
 from taiwa.report.html import esc, join, tag
 from taiwa.report.rich_html import TableData, renderable_html, table_data, table_html
-from taiwa.report.runs import RunData, by_method, summary_errors
-from taiwa.report.section import Html, Section
+from taiwa.harness.run_reader import RunData, summary_errors
+from taiwa.report.grouping import by_method
+from taiwa.display.section import Html, Section
 from taiwa.report.svg import inline_svg
 
 if TYPE_CHECKING:
@@ -102,7 +103,7 @@ def failures(run: RunData) -> Html:
     """Failure counts per stage (with the failed rows' first reasons, read from the stage
     files), the calls per role (errors, repaired and still-invalid outputs) and the tokens and
     cost per role."""
-    from taiwa.tables import calls_table, cost_table
+    from taiwa.display.tables import calls_table, cost_table
 
     s = run.summary
     counts = ", ".join(f"{k}: {v}" for k, v in s["failures"].items()) or "no stage"
@@ -146,7 +147,7 @@ def merged_headline(runs: Sequence[RunData], firsts: Sequence[TableData]) -> Tab
     if len(firsts) < 2 or len({t.header_key for t in firsts}) != 1:
         return None
     from taiwa.report.rich_html import join_tables
-    from taiwa.report.runs import item_sets_note
+    from taiwa.report.grouping import item_sets_note
 
     joined = join_tables([r.path.name for r in runs], firsts)
     joined.caption = "\n".join(x for x in (item_sets_note(runs), joined.caption) if x)
@@ -178,7 +179,7 @@ def _run_html(run: RunData, tables: list[Any], section: Section, counter: list[i
     parts += [renderable_html(t) for t in tables]
     block = run.summary.get("comparisons")
     if block:
-        from taiwa.comparison_table import comparisons_table
+        from taiwa.display.comparison_table import comparisons_table
         from taiwa.report.forest import forest_figure
 
         parts.append(tag("h4", "paired comparisons"))
@@ -240,8 +241,8 @@ def write_report(
     """Read the run directories in (or below) ``paths`` and write the report of the runs of
     ``methods`` (the registry's, handed down by the CLI); by default ``report.html`` in the one
     run directory, or in the first directory given."""
-    from taiwa.io import atomic_open
-    from taiwa.report.runs import find_runs, load_run
+    from taiwa.core.io import atomic_open
+    from taiwa.harness.run_reader import find_runs, load_run
 
     runs = [load_run(p) for p in find_runs(paths)]
     target = out or paths[0] / "report.html"

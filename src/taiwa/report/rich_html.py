@@ -1,6 +1,6 @@
 """The methods' terminal tables (rich) as HTML and Markdown, cell for cell: the report shows
 exactly what ``taiwa run`` prints (the cells are formatted once, in the method's ``tables.py``
-with :mod:`taiwa.tables`), with rich's colours kept as CSS classes."""
+with :mod:`taiwa.display.tables`), with rich's colours kept as CSS classes."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from taiwa.report.section import Html
+from taiwa.display.section import Html
 
 STYLES = ("red", "green", "yellow", "dim", "bold")
 """rich styles kept as CSS classes (``st-red`` ...); others are dropped."""
@@ -18,7 +18,7 @@ STYLES = ("red", "green", "yellow", "dim", "bold")
 
 def as_text(renderable: Any) -> Any:
     """A rich ``Text`` for a cell, a title or a line: markup strings are parsed (the tables
-    escape input text with :func:`taiwa.tables.clip`), other objects shown as ``str``."""
+    escape input text with :func:`taiwa.display.tables.clip`), other objects shown as ``str``."""
     from rich.errors import MarkupError
     from rich.text import Text
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from taiwa.report.section import Html
+from taiwa.display.section import Html
 
 _PROLOG = re.compile(r"<\?xml[^>]*\?>|<!DOCTYPE[^>]*>", re.S)
 _ID = re.compile(r'\bid="([^"]+)"')

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from taiwa.errors import InputError, TaiwaError
-from taiwa.io import path_kind, shown, shown_path
+from taiwa.core.errors import InputError, TaiwaError
+from taiwa.core.io import path_kind, shown, shown_path
 from taiwa.resources.association import AssociationResource
 
 

@@ -26,7 +26,7 @@ from pathlib import Path
 import msgpack
 import numpy as np
 
-from taiwa.errors import TaiwaError
+from taiwa.core.errors import TaiwaError
 from taiwa.resources.association import Word
 from taiwa.resources.murmurhash import hash_string
 

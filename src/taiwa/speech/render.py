@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from taiwa.errors import InputError
-from taiwa.io import check_id, iter_rows, shown, write_jsonl
+from taiwa.core.errors import InputError
+from taiwa.core.io import check_id, iter_rows, shown, write_jsonl
 from taiwa.speech.tts import TTS
 from taiwa.speech.wav import (
     AudioFormatError,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
-from taiwa.errors import TaiwaError
+from taiwa.core.errors import TaiwaError
 
 if TYPE_CHECKING:
     import numpy as np

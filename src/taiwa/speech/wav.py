@@ -9,7 +9,7 @@ from math import gcd
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from taiwa.io import atomic_open
+from taiwa.core.io import atomic_open
 
 if TYPE_CHECKING:
     import numpy as np
@@ -46,7 +46,7 @@ def wav_info(path: str | Path) -> WavInfo:
     """The header of ``path``; :class:`AudioFormatError` when it is missing or not a WAV file."""
     import soundfile as sf
 
-    from taiwa.io import path_kind
+    from taiwa.core.io import path_kind
 
     p = Path(path)
     kind = path_kind(p)  # a FIFO or a device is refused before it is opened (it could block)

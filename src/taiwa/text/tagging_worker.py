@@ -35,7 +35,7 @@ from collections.abc import Generator, Sequence
 from pathlib import Path
 from typing import IO, Any, cast
 
-from taiwa.errors import TaiwaError
+from taiwa.core.errors import TaiwaError
 
 _LENGTH = struct.Struct("<Q")
 _STOP_SECONDS = 5.0

@@ -27,11 +27,11 @@ from taiwa.harness.options import comma_list
 
 if TYPE_CHECKING:
     from taiwa.benchmarks.chitchat.dataset import ChitchatItem
-    from taiwa.comparisons import ComparedMetric
+    from taiwa.metrics.comparisons import ComparedMetric
     from taiwa.harness.demo_spec import Demo
     from taiwa.harness.method import Stage
-    from taiwa.report.runs import RunData
-    from taiwa.report.section import Section
+    from taiwa.harness.run_reader import RunData
+    from taiwa.display.section import Section
 
 TaskName = Literal["next_utterance", "next_speaker", "continuation"]
 TASK_NAMES: tuple[TaskName, ...] = ("next_utterance", "next_speaker", "continuation")
@@ -101,7 +101,7 @@ class ChitchatMethod:
         return {**PROMPTS, **{f"judge_{k}": v for k, v in JUDGE_PROMPTS.items()}}
 
     def default_data(self) -> Path:
-        from taiwa.samples import sample_path
+        from taiwa.core.samples import sample_path
 
         return sample_path("chitchat/tasks.jsonl")
 
@@ -166,7 +166,7 @@ class ChitchatMethod:
         """Per item: ROUGE-L of the extracted reply and the single judge's rating (when the run
         has a judge); the pairwise judge's win rate as a statistic over shared items (pooled
         points / pairs, :class:`taiwa.judges.win_rate.WinRate`)."""
-        from taiwa.comparisons import ComparedMetric
+        from taiwa.metrics.comparisons import ComparedMetric
         from taiwa.judges.win_rate import WinRate, points_of
 
         return [
@@ -187,7 +187,7 @@ class ChitchatMethod:
         ]
 
     def aggregate(self, samples: Iterable[Any], results: Results, setup: Setup) -> Summary:
-        from taiwa import flags
+        from taiwa.metrics import flags
         from taiwa.benchmarks.chitchat import summary as s
         from taiwa.benchmarks.chitchat.analysis import task_difficulty
         from taiwa.benchmarks.chitchat.human_ranks import iter_rankings

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from taiwa.benchmarks.chitchat.corpus import SpeakerTurn, speakers, turns
 from taiwa.benchmarks.chitchat.dataset import ChitchatItem, TaskType, Turn
 from taiwa.benchmarks.chitchat.labels import draw_labels
-from taiwa.schema import Dialogue
+from taiwa.core.schema import Dialogue
 
 _SHORT = {"next_utterance": "next", "next_speaker": "spk", "continuation": "cont"}
 

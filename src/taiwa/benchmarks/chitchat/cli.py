@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from taiwa.console import make_console
+from taiwa.display.console import make_console
 
 console = make_console()
 
@@ -41,8 +41,8 @@ def build_chitchat(
     The same corpus and seed give the same file."""
     from taiwa.benchmarks.chitchat.builder import BuildSettings, build_tasks
     from taiwa.benchmarks.chitchat.corpus import iter_corpus
-    from taiwa.errors import TaiwaError
-    from taiwa.io import check_writable, write_jsonl
+    from taiwa.core.errors import TaiwaError
+    from taiwa.core.io import check_writable, write_jsonl
 
     if min_turns > max_turns:
         raise TaiwaError(f"--min-turns ({min_turns}) must not exceed --max-turns ({max_turns})")

@@ -19,10 +19,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from taiwa import schema
-from taiwa.errors import InputError
-from taiwa.io import iter_records, shown, unique_ids
-from taiwa.schema import Dialogue
+from taiwa.core import schema
+from taiwa.core.errors import InputError
+from taiwa.core.io import iter_records, shown, unique_ids
+from taiwa.core.schema import Dialogue
 
 MIN_SPEAKERS = 2
 MAX_SPEAKERS = 3
@@ -30,7 +30,7 @@ MAX_SPEAKERS = 3
 
 MAX_ID_CHARS = schema.MAX_ID_CHARS - 32
 """The longest dialogue id: the builder's item ids add a suffix (``-cont-t12``), and an item id
-is bounded like any id (:data:`taiwa.schema.MAX_ID_CHARS`)."""
+is bounded like any id (:data:`taiwa.core.schema.MAX_ID_CHARS`)."""
 
 
 @dataclass(frozen=True)

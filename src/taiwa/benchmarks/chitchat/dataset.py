@@ -28,8 +28,8 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
-from taiwa.io import iter_records, unique_ids
-from taiwa.schema import Id, NonBlank
+from taiwa.core.io import iter_records, unique_ids
+from taiwa.core.schema import Id, NonBlank
 from taiwa.text.normalize import nfkc
 
 TaskType = Literal["next_utterance", "next_speaker", "continuation"]

@@ -22,9 +22,9 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
-from taiwa.errors import InputError
-from taiwa.io import iter_records, shown
-from taiwa.schema import Id, NonBlank
+from taiwa.core.errors import InputError
+from taiwa.core.io import iter_records, shown
+from taiwa.core.schema import Id, NonBlank
 
 
 def _not_bool(value: Any) -> Any:

@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Any
 from taiwa.benchmarks.chitchat.dataset import TASK_TITLES
 from taiwa.benchmarks.chitchat.summary import EVALUATIONS, scores_of
 from taiwa.benchmarks.chitchat.tables import rho_cell
-from taiwa.report.section import Figure, Section
+from taiwa.display.section import Figure, Section
 
 if TYPE_CHECKING:
-    from taiwa.report.runs import RunData
+    from taiwa.harness.run_reader import RunData
 
 
 def section(run: RunData) -> Section:

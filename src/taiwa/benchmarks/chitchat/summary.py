@@ -177,7 +177,7 @@ def judge_flags(
     """The judge's flags: no pair judged for the order-flip rate, one rating for nearly every
     reply (over all systems: the judge's; else per system, leaving out ``human``, whose reply
     is the reference the judge compares with)."""
-    from taiwa import flags
+    from taiwa.metrics import flags
     from taiwa.judges.analysis import rating_histogram
 
     q = across["judge_quality"]

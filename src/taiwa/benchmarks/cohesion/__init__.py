@@ -23,12 +23,12 @@ from taiwa.harness.method import Results, Setup, Summary
 from taiwa.harness.options import comma_list
 
 if TYPE_CHECKING:
-    from taiwa.comparisons import ComparedMetric
+    from taiwa.metrics.comparisons import ComparedMetric
     from taiwa.harness.demo_spec import Demo
     from taiwa.harness.method import Stage
-    from taiwa.report.runs import RunData
-    from taiwa.report.section import Section
-    from taiwa.schema import Dialogue
+    from taiwa.harness.run_reader import RunData
+    from taiwa.display.section import Section
+    from taiwa.core.schema import Dialogue
 
 
 class CohesionOptions(BaseModel):
@@ -74,7 +74,7 @@ class CohesionMethod:
     prompts: Mapping[str, str] = {}
 
     def default_data(self) -> Path:
-        from taiwa.samples import sample_path
+        from taiwa.core.samples import sample_path
 
         return sample_path("cohesion/dialogues.jsonl")
 

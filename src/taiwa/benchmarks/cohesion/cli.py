@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from taiwa.console import make_console
+from taiwa.display.console import make_console
 
 console = make_console()
 
@@ -23,7 +23,7 @@ def build_calibrate_cohesion(
 
     from taiwa.benchmarks.cohesion.calibration import best, calibrate
     from taiwa.benchmarks.cohesion.dataset import load_dialogues
-    from taiwa.samples import sample_path
+    from taiwa.core.samples import sample_path
 
     points = calibrate(
         load_dialogues(dialogues or sample_path("cohesion/dialogues.jsonl")), seed=seed

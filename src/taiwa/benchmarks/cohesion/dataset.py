@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from taiwa.errors import InputError
-from taiwa.io import iter_records, shown, unique_ids
-from taiwa.schema import Dialogue
+from taiwa.core.errors import InputError
+from taiwa.core.io import iter_records, shown, unique_ids
+from taiwa.core.schema import Dialogue
 
 AGENT_ROLES = frozenset({"agent", "system"})
 

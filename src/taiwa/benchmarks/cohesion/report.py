@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Any
 
 from taiwa.benchmarks.cohesion.dataset import AGENT_ROLES
 from taiwa.benchmarks.cohesion.tables import examples_table
-from taiwa.report.section import Figure, Html, Section
+from taiwa.display.section import Figure, Html, Section
 
 if TYPE_CHECKING:
-    from taiwa.report.runs import RunData
+    from taiwa.harness.run_reader import RunData
 
 
 def section(run: RunData) -> Section:

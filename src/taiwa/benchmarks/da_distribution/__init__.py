@@ -21,18 +21,18 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from taiwa.errors import TaiwaError
+from taiwa.core.errors import TaiwaError
 from taiwa.harness.method import HUMAN, Results, Role, Setup, Summary
 from taiwa.harness.options import comma_list
 
 if TYPE_CHECKING:
     from taiwa.benchmarks.da_distribution.dataset import ContextItem
-    from taiwa.comparisons import ComparedMetric
+    from taiwa.metrics.comparisons import ComparedMetric
     from taiwa.harness.demo_spec import Demo
     from taiwa.harness.method import Stage
     from taiwa.models.types import ChatMessage
-    from taiwa.report.runs import RunData
-    from taiwa.report.section import Section
+    from taiwa.harness.run_reader import RunData
+    from taiwa.display.section import Section
 
 SYSTEM_PROMPT = (
     "あなたは気軽な雑談の相手です。相手の最後の発話に対して、日本語で自然な返事を一言"
@@ -81,8 +81,8 @@ class DADistributionOptions(BaseModel):
     @classmethod
     def _a_taxonomy(cls, value: str) -> str:
         """Read now, so a bad taxonomy is refused with the other options."""
-        from taiwa.errors import TaiwaError
-        from taiwa.taxonomies import load_taxonomy
+        from taiwa.core.errors import TaiwaError
+        from taiwa.core.taxonomies import load_taxonomy
 
         try:
             load_taxonomy(value)
@@ -148,13 +148,13 @@ class DADistributionMethod:
     prompts: Mapping[str, str] = {"system": SYSTEM_PROMPT}
 
     def default_data(self) -> Path:
-        from taiwa.samples import sample_path
+        from taiwa.core.samples import sample_path
 
         return sample_path("da_distribution/contexts.jsonl")
 
     def load(self, path: Path, options: DADistributionOptions) -> Iterator[ContextItem]:
         from taiwa.benchmarks.da_distribution.dataset import iter_contexts
-        from taiwa.taxonomies import load_taxonomy
+        from taiwa.core.taxonomies import load_taxonomy
 
         return iter_contexts(path, load_taxonomy(options.taxonomy))
 
@@ -166,7 +166,7 @@ class DADistributionMethod:
         from taiwa.benchmarks.da_distribution.llm_tagging import LLMTagStage
         from taiwa.benchmarks.da_distribution.tagging import ModelTagger, TagStage, check_tagger
         from taiwa.harness.stages import GenerateStage
-        from taiwa.taxonomies import load_taxonomy
+        from taiwa.core.taxonomies import load_taxonomy
 
         o: DADistributionOptions = setup.options
         taxonomy = load_taxonomy(o.taxonomy)
@@ -194,7 +194,7 @@ class DADistributionMethod:
         for a pair when both systems' replies were tagged (DAMI: and the context has a previous
         act). Distinct-n is not compared: a corpus n-gram count, recomputed per resample it
         would cost more than the whole aggregate."""
-        from taiwa.comparisons import ComparedMetric
+        from taiwa.metrics.comparisons import ComparedMetric
         from taiwa.metrics.paired import ActEntropy, ActMutualInformation
 
         def act_pair(row: Mapping[str, Any], system: str) -> tuple[str, str] | None:
@@ -228,7 +228,7 @@ class DADistributionMethod:
     def aggregate(self, samples: Iterable[Any], results: Results, setup: Setup) -> Summary:
         from taiwa.benchmarks.da_distribution import summary as s
         from taiwa.benchmarks.da_distribution.correction import add_corrected, run_validation
-        from taiwa.taxonomies import load_taxonomy
+        from taiwa.core.taxonomies import load_taxonomy
 
         o: DADistributionOptions = setup.options
         labels = load_taxonomy(o.taxonomy).names
@@ -297,7 +297,7 @@ def _tagger_provenance(spec: str) -> dict[str, Any]:
     if not (spec == DEFAULT or Path(spec).is_dir()):
         return {"spec": spec, "kind": "chat model (seed 002 §3.1 definitions, few-shot)"}
     if spec == DEFAULT:
-        from taiwa.annotators.da_classifier import shipped_paths
+        from taiwa.annotators.da_classifier.model import shipped_paths
 
         meta = json.loads(shipped_paths()[1].read_text("utf-8"))
         held_out = meta["held_out_metrics"]
@@ -312,7 +312,7 @@ def _tagger_provenance(spec: str) -> dict[str, Any]:
             "training_data": meta["training_data"],
         }
     meta = json.loads((Path(spec) / "taiwa_da.json").read_text("utf-8"))
-    from taiwa.annotators.da_classifier_own import FORMAT
+    from taiwa.annotators.da_classifier.own import FORMAT
 
     if meta.get("format") == FORMAT:
         return {

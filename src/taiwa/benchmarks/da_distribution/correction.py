@@ -31,14 +31,14 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from taiwa.errors import InputError, TaiwaError
+from taiwa.core.errors import InputError, TaiwaError
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from taiwa.annotators.da_classifier import Example
+    from taiwa.annotators.da_classifier.model import Example
     from taiwa.benchmarks.da_distribution.summary import Collected
-    from taiwa.schema import Taxonomy
+    from taiwa.core.schema import Taxonomy
 
 
 _NEEDS_REPORT = (
@@ -97,8 +97,8 @@ def _confusions(report: Mapping[str, Any]) -> list[Mapping[str, Any]] | None:
 def check_validation_file(path: Path, spec: str, classifier: bool) -> None:
     """Refuse a missing or malformed ``tagger_validation`` file before any model call (and a
     gold file for a tagger ``spec`` that is no ``classifier``: it needs a report)."""
-    from taiwa.annotators.da_encoder_train import checked_examples
-    from taiwa.io import require_file
+    from taiwa.annotators.da_classifier.encoder_train import checked_examples
+    from taiwa.core.io import require_file
 
     require_file(path)
     report = _report(path)
@@ -119,9 +119,9 @@ def check_validation_file(path: Path, spec: str, classifier: bool) -> None:
 
 def default_validation_set() -> tuple[list[Example], str]:
     """The default tagger's gold set and its caption: the bundled held-out splits ``taiwa
-    validate tagger`` scores (:func:`taiwa.annotators.da_classifier_recipe.training_sets`),
+    validate tagger`` scores (:func:`taiwa.annotators.da_classifier.recipe.training_sets`),
     pooled, each named with its size."""
-    from taiwa.annotators.da_classifier_recipe import training_sets
+    from taiwa.annotators.da_classifier.recipe import training_sets
     from taiwa.benchmarks.da_distribution.validate_tagger import BUNDLED
 
     _, tests, _ = training_sets()
@@ -138,7 +138,7 @@ def load_validation(
     """The validation of tagger ``spec`` (see the module docstring); ``tag_many`` tags
     (contexts, replies) with the run's classifier, ``None`` for a tagger that is no
     classifier (an LLM or votes)."""
-    from taiwa.annotators.da_encoder_train import checked_examples
+    from taiwa.annotators.da_classifier.encoder_train import checked_examples
     from taiwa.benchmarks.da_distribution.tagging import DEFAULT
     from taiwa.metrics.adjusted_counts import confusion_counts, confusion_from_table
 
@@ -171,8 +171,8 @@ def run_validation(spec: str, options: Any) -> Validation | None:
     """The validation of a run's tagger ``spec`` under the method's ``options`` (``None``:
     crowd votes, or no gold set for this tagger)."""
     from taiwa.benchmarks.da_distribution.tagging import DEFAULT, VOTES, load_classifier
-    from taiwa.io import path_kind
-    from taiwa.taxonomies import BUILTIN, load_taxonomy
+    from taiwa.core.io import path_kind
+    from taiwa.core.taxonomies import BUILTIN, load_taxonomy
 
     if spec.startswith(VOTES):
         return None
@@ -194,7 +194,7 @@ def _shipped_validation(taxonomy: str) -> Validation:
     process running many da-distribution runs (a script, the test suite) tagged the same 922
     utterances for each (0.4 CPU s a run)."""
     from taiwa.benchmarks.da_distribution.tagging import DEFAULT, load_classifier
-    from taiwa.taxonomies import load_taxonomy
+    from taiwa.core.taxonomies import load_taxonomy
 
     loaded = load_taxonomy(taxonomy)
     validation = load_validation(DEFAULT, None, loaded, load_classifier(None, loaded).tag_many)

@@ -22,8 +22,8 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pydantic_core.core_schema import ValidationInfo
 
-from taiwa.io import iter_records, unique_ids
-from taiwa.schema import Id, NonBlank, Taxonomy, canonical_act
+from taiwa.core.io import iter_records, unique_ids
+from taiwa.core.schema import Id, NonBlank, Taxonomy, canonical_act
 
 
 class ContextItem(BaseModel):

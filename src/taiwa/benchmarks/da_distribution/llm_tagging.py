@@ -20,7 +20,7 @@ from taiwa.benchmarks.da_distribution.dataset import ContextItem
 from taiwa.benchmarks.da_distribution.tagging import ModelTagger, TagStage
 from taiwa.harness.method import REPAIRS, Retry, Row
 from taiwa.models.types import ChatRequest, ChatResponse, GenerationParams
-from taiwa.schema import Taxonomy
+from taiwa.core.schema import Taxonomy
 
 ATTEMPTS = 2
 MAX_TOKENS = 48
@@ -29,7 +29,7 @@ MAX_TOKENS = 48
 @cache
 def few_shot() -> tuple[Example, ...]:
     """The first development-split example of each act of the bundled labelled set."""
-    from taiwa.annotators.da_classifier import held_out_split, load_examples
+    from taiwa.annotators.da_classifier.model import held_out_split, load_examples
 
     seen: dict[str, Example] = {}
     for e in held_out_split(load_examples()[0])[0]:

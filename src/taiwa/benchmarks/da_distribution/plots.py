@@ -1,4 +1,4 @@
-"""Seed 002's figures as SVG (:func:`taiwa.charts.svg_figure`): the consistency curve (Fig. 3)
+"""Seed 002's figures as SVG (:func:`taiwa.display.charts.svg_figure`): the consistency curve (Fig. 3)
 and the transition-lift heatmaps (Fig. 2)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from taiwa.charts import svg_figure
+from taiwa.display.charts import svg_figure
 from taiwa.report.figures import legend_outside
 
 if TYPE_CHECKING:

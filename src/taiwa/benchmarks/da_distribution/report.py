@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from taiwa.report.section import Figure, Section
+from taiwa.display.section import Figure, Section
 
 if TYPE_CHECKING:
-    from taiwa.report.runs import RunData
+    from taiwa.harness.run_reader import RunData
 
 
 def section(run: RunData) -> Section:

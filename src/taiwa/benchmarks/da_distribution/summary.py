@@ -17,7 +17,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-from taiwa import flags
+from taiwa.metrics import flags
 from taiwa.benchmarks.da_distribution.consistency import Consistency, consistency
 from taiwa.harness.method import HUMAN, Results
 from taiwa.metrics.da_bootstrap import (
@@ -210,8 +210,8 @@ def bias_flags(
 ) -> None:
     """Flag DAMI and Distinct-1/2 where the plug-in estimate's jackknife bias is a noticeable
     share of its value (either sign) or n is below the metric's floor (seed 002 App. C's
-    plug-in estimates; :func:`taiwa.flags.plug_in_flags`), and DAE and DAMI of a system
-    that gives one reply to most contexts (:func:`taiwa.flags.identical_replies`): the
+    plug-in estimates; :func:`taiwa.metrics.flags.plug_in_flags`), and DAE and DAMI of a system
+    that gives one reply to most contexts (:func:`taiwa.metrics.flags.identical_replies`): the
     acts the tagger then reads vary with the contexts (the previous act is a feature), not
     with anything the system did."""
     for s, b in blocks.items():
@@ -232,7 +232,7 @@ def validation_range_flags(
 ) -> None:
     """Flag DAE and DAMI of a system whose replies are mostly longer than every utterance of
     the tagger's validation set (``validated``: their lengths; see
-    :func:`taiwa.flags.beyond_validation`): the tagger's accuracy there, and the correction
+    :func:`taiwa.metrics.flags.beyond_validation`): the tagger's accuracy there, and the correction
     through its confusion, do not carry over (not for the ``labelled`` systems, whose acts
     are gold labels)."""
     for s, b in blocks.items():

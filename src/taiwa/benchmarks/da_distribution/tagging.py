@@ -3,10 +3,10 @@
 Seed 002 labels acts by crowd votes (§3.3, §5.1) or by a classifier (§5.2); the ``tagger``
 role names which:
 
-- ``default``: the embedded classifier (:mod:`taiwa.annotators.da_classifier`, ``chitchat11``);
+- ``default``: the embedded classifier (:mod:`taiwa.annotators.da_classifier.model`, ``chitchat11``);
 - ``PATH``: a ``taiwa da train`` output: the default recipe on the user's data
-  (:mod:`taiwa.annotators.da_classifier_own`) or an encoder fine-tuned with ``--base``
-  (:mod:`taiwa.annotators.da_encoder`);
+  (:mod:`taiwa.annotators.da_classifier.own`) or an encoder fine-tuned with ``--base``
+  (:mod:`taiwa.annotators.da_classifier.encoder`);
 - ``SPEC``: a chat model (:mod:`.llm_tagging`: the seed's act definitions and a few examples,
   ``{"act": ...}`` answers, repairs counted);
 - ``votes:FILE``: crowd votes on the replies (:mod:`.votes`, aggregated by the §3.3 rule), the
@@ -30,10 +30,10 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from taiwa.benchmarks.da_distribution.dataset import ContextItem
-from taiwa.errors import TaiwaError
+from taiwa.core.errors import TaiwaError
 from taiwa.harness.method import HUMAN, Retry, Row, StageBase
 from taiwa.models.types import ChatRequest, ChatResponse
-from taiwa.schema import Taxonomy
+from taiwa.core.schema import Taxonomy
 
 VOTES = "votes:"
 DEFAULT = "default"
@@ -85,7 +85,7 @@ def check_tagger(spec: str, taxonomy: Taxonomy, seed: int) -> Labels | Path | Mo
                 "encoder (--tagger PATH) or crowd votes (--tagger votes:FILE)"
             )
         return None
-    from taiwa.io import path_kind
+    from taiwa.core.io import path_kind
 
     path = Path(spec)
     if path_kind(path / "taiwa_da.json") != "file":
@@ -106,16 +106,16 @@ def load_classifier(checked: Path | None, taxonomy: Taxonomy) -> Classifier:
     """The classifier of a checked ``--tagger`` (the default or a trained encoder), its acts
     checked against the taxonomy."""
     if checked is None:
-        from taiwa.annotators.da_classifier import default_classifier
+        from taiwa.annotators.da_classifier.model import default_classifier
 
         classifier: Classifier = default_classifier()
     else:
-        from taiwa.annotators.da_classifier_own import is_own, load_own
+        from taiwa.annotators.da_classifier.own import is_own, load_own
 
         if is_own(checked):
             classifier = load_own(checked)
         else:
-            from taiwa.annotators.da_encoder import EncoderTagger
+            from taiwa.annotators.da_classifier.encoder import EncoderTagger
 
             classifier = EncoderTagger.load(checked)
     unknown = [a for a in classifier.acts if taxonomy.canonical(a) is None]

@@ -11,7 +11,7 @@ each file is a set of its own.
 On every set: accuracy and macro-F1 with 95 % bootstrap CIs, per-act P/R/F1, how often each act
 is predicted against how often it occurs, and the same figures of the baselines: the majority
 act of the default model's training data, and a char-n-gram-only logistic regression trained
-on that data by the same recipe (:func:`~taiwa.annotators.da_classifier.char_ngram_settings`,
+on that data by the same recipe (:func:`~taiwa.annotators.da_classifier.model.char_ngram_settings`,
 at the L2 strength recorded with the shipped model).
 """
 
@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from taiwa.annotators.da_classifier import Example
+    from taiwa.annotators.da_classifier.model import Example
     from taiwa.benchmarks.da_distribution.tagging import Classifier
 
 BUNDLED = "bundled held-out split"
@@ -31,8 +31,8 @@ BUNDLED = "bundled held-out split"
 
 def gold_sets(data: Sequence[Path]) -> dict[str, list[Example]]:
     """Name → gold examples: each ``--data`` file, else the two bundled held-out splits."""
-    from taiwa.annotators.da_classifier_recipe import training_sets
-    from taiwa.annotators.da_encoder_train import checked_examples
+    from taiwa.annotators.da_classifier.recipe import training_sets
+    from taiwa.annotators.da_classifier.encoder_train import checked_examples
 
     if data:
         return {str(p): checked_examples(p) for p in data}
@@ -72,12 +72,12 @@ def validate_tagger(spec: str, data: Sequence[Path], seed: int) -> dict[str, Any
     """The report of tagger ``spec`` (``default``, a ``taiwa da train`` directory or a chat
     model, :mod:`.llm_tagging`, whose repairs are counted) on the gold labels of ``data``
     (default: both bundled held-out splits)."""
-    from taiwa.annotators.da_classifier_recipe import char_ngram_baseline, training_sets
+    from taiwa.annotators.da_classifier.recipe import char_ngram_baseline, training_sets
     from taiwa.benchmarks.da_distribution.llm_tagging import llm_classifier
     from taiwa.benchmarks.da_distribution.tagging import ModelTagger, check_tagger, load_classifier
-    from taiwa.errors import TaiwaError
+    from taiwa.core.errors import TaiwaError
     from taiwa.models.cache import default_cache_dir
-    from taiwa.taxonomies import load_taxonomy
+    from taiwa.core.taxonomies import load_taxonomy
 
     taxonomy = load_taxonomy("chitchat11")
     checked = check_tagger(spec, taxonomy, seed)
@@ -112,7 +112,7 @@ def report_tables(report: Mapping[str, Any]) -> list[Any]:
     macro-F1 / accuracy beside the baselines."""
     from rich.table import Table
 
-    from taiwa.tables import ci_cell, confusion_table
+    from taiwa.display.tables import ci_cell, confusion_table
 
     name = report["tagger"]
     out: list[Any] = []

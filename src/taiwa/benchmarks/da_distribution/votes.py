@@ -15,7 +15,7 @@ object per line, in either of two forms, which may be mixed across utterances:
   whole numbers >= 0 (at least one above 0), one line per utterance.
 
 Acts are validated against a taxonomy (``chitchat11`` or a custom one, see
-:func:`taiwa.taxonomies.load_taxonomy`) and may be written as the act's name, ``ja`` or ``en``
+:func:`taiwa.core.taxonomies.load_taxonomy`) and may be written as the act's name, ``ja`` or ``en``
 alias; they are stored under the canonical name. Anything else (a line that is not JSON, a
 missing or extra field, an unknown act, an empty vote list, an annotator voting twice on one
 utterance, an utterance given both as ballots and as a tally) is one :class:`InputError`
@@ -30,9 +30,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from taiwa.io import InputError, iter_rows, shown
-from taiwa.schema import Taxonomy
-from taiwa.taxonomies import load_taxonomy
+from taiwa.core.io import InputError, iter_rows, shown
+from taiwa.core.schema import Taxonomy
+from taiwa.core.taxonomies import load_taxonomy
 
 MIN_VOTES = 2
 """Votes an act needs to be adopted (seed 002 §3.3: 2 of 5 annotators)."""

@@ -22,12 +22,12 @@ from taiwa.harness.method import Role, Setup, Summary
 
 if TYPE_CHECKING:
     from taiwa.benchmarks.da_response.dataset import DAResponseItem
-    from taiwa.comparisons import ComparedMetric
+    from taiwa.metrics.comparisons import ComparedMetric
     from taiwa.harness.demo_spec import Demo
     from taiwa.harness.method import Results, Row, Stage, Upstream
     from taiwa.models.types import ChatMessage
-    from taiwa.report.runs import RunData
-    from taiwa.report.section import Section
+    from taiwa.harness.run_reader import RunData
+    from taiwa.display.section import Section
 
 
 class DAResponseOptions(BaseModel):
@@ -101,7 +101,7 @@ class AnnotatorValidator:
 
 def check_audio_systems(systems: Iterable[str]) -> None:
     """Audio mode: every system must take audio (one line naming the first that does not)."""
-    from taiwa.errors import TaiwaError
+    from taiwa.core.errors import TaiwaError
     from taiwa.harness.method import HUMAN
     from taiwa.models.spec import ModelSpec
 
@@ -136,7 +136,7 @@ class DAResponseMethod:
     }
 
     def default_data(self) -> Path:
-        from taiwa.samples import sample_path
+        from taiwa.core.samples import sample_path
 
         return sample_path("da_response/gold.jsonl")
 
@@ -169,7 +169,7 @@ class DAResponseMethod:
 
     def compared(self, options: DAResponseOptions) -> list[ComparedMetric]:
         """Per item: WLCS (higher is better) and WED (lower is better) of seed 000 Table 1."""
-        from taiwa.comparisons import ComparedMetric
+        from taiwa.metrics.comparisons import ComparedMetric
 
         return [
             ComparedMetric("wlcs", "WLCS", "higher", "score", "wlcs"),

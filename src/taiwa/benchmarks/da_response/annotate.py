@@ -23,8 +23,8 @@ from taiwa.benchmarks.da_response.prompts import annotation_prompt
 from taiwa.harness.method import REPAIRS, Retry, Row, StageBase, StageFailure, Upstream
 from taiwa.harness.stages import LocalStage
 from taiwa.models.types import ChatMessage, ChatRequest, ChatResponse, GenerationParams
-from taiwa.schema import DASequence
-from taiwa.taxonomies import load_taxonomy
+from taiwa.core.schema import DASequence
+from taiwa.core.taxonomies import load_taxonomy
 
 ROLE = "annotator"
 OUTPUT = "annotations.jsonl"

@@ -14,8 +14,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from taiwa.errors import InputError
-from taiwa.io import shown
+from taiwa.core.errors import InputError
+from taiwa.core.io import shown
 
 if TYPE_CHECKING:
     from taiwa.benchmarks.da_response.dataset import DAResponseItem
@@ -62,7 +62,7 @@ def iter_heard(path: Path, render_missing: bool = True) -> Iterator[DAResponseIt
     """The dataset of input mode audio, one item at a time: every item's WAV resolved and
     checked, or rendered when missing (:func:`with_audio`); ids must be unique."""
     from taiwa.benchmarks.da_response.dataset import numbered_items
-    from taiwa.io import unique_ids
+    from taiwa.core.io import unique_ids
 
     return unique_ids(path, with_audio(path, numbered_items(path), render_missing))
 

@@ -17,8 +17,8 @@ from pydantic import ValidationError
 from taiwa.annotators.steps_json import validation_reason
 from taiwa.benchmarks.da_response.dataset import DAResponseItem, item_json_schema
 from taiwa.benchmarks.da_response.prompts import generation_prompt
-from taiwa.errors import InputError
-from taiwa.io import (
+from taiwa.core.errors import InputError
+from taiwa.core.io import (
     check_values,
     decoded_lines,
     iter_rows,
@@ -26,11 +26,11 @@ from taiwa.io import (
     shown,
     write_jsonl,
 )
-from taiwa.llm_json import extract_json, generate_json
+from taiwa.models.json_replies import extract_json, generate_json
 from taiwa.metrics.da_steps import ImportanceWarning
 from taiwa.models.base import ChatModel
 from taiwa.models.types import ChatMessage, ChatRequest, GenerationParams
-from taiwa.taxonomies import load_taxonomy
+from taiwa.core.taxonomies import load_taxonomy
 from taiwa.text.normalize import nfkc
 
 

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from taiwa.console import make_console
+from taiwa.display.console import make_console
 from taiwa.models.spec import HELP as MODEL_HELP
 
 console = make_console()
@@ -39,7 +39,7 @@ def build_da_response(
     import asyncio
 
     from taiwa.benchmarks.da_response.builder import build_items, read_instructions, write_dataset
-    from taiwa.io import check_writable
+    from taiwa.core.io import check_writable
     from taiwa.models import (
         CachingModel,
         ModelOptions,

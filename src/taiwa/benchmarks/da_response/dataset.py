@@ -15,10 +15,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
-from taiwa.io import iter_records, unique_ids
+from taiwa.core.io import iter_records, unique_ids
 from taiwa.metrics.da_steps import TOLERANCE, ImportanceWarning
-from taiwa.schema import DASequence, DAStep, Id, NonBlank, Text
-from taiwa.taxonomies import load_taxonomy
+from taiwa.core.schema import DASequence, DAStep, Id, NonBlank, Text
+from taiwa.core.taxonomies import load_taxonomy
 
 
 class ScenarioContext(BaseModel):

@@ -32,10 +32,10 @@ from taiwa.benchmarks.da_response.dataset import (
     OutputTurn,
     ScenarioContext,
 )
-from taiwa.errors import InputError
-from taiwa.io import iter_rows, shown_path
-from taiwa.schema import DAStep, Id, NonBlank
-from taiwa.taxonomies import load_taxonomy
+from taiwa.core.errors import InputError
+from taiwa.core.io import iter_rows, shown_path
+from taiwa.core.schema import DAStep, Id, NonBlank
+from taiwa.core.taxonomies import load_taxonomy
 
 KINDS = ("gold", "missing", "redundant", "substituted")
 FLAWS = KINDS[1:]
@@ -109,7 +109,7 @@ def load_labelled(
     paths: Sequence[Path],
 ) -> tuple[list[LabelledReply], list[Group]]:
     """The labelled replies and the alternatives groups of ``paths``; a bad line raises
-    :class:`~taiwa.errors.InputError` naming file, line and field. Ids are unique per file."""
+    :class:`~taiwa.core.errors.InputError` naming file, line and field. Ids are unique per file."""
     ctx = {"taxonomy": load_taxonomy("assistant7")}
     replies: list[LabelledReply] = []
     groups: list[Group] = []

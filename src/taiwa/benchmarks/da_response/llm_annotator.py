@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING
 
 from taiwa.annotators.steps_json import parse_steps
 from taiwa.harness.method import RE_ASKED
-from taiwa.llm_json import repair_turn
-from taiwa.schema import DASequence
-from taiwa.taxonomies import load_taxonomy
+from taiwa.models.json_replies import repair_turn
+from taiwa.core.schema import DASequence
+from taiwa.core.taxonomies import load_taxonomy
 
 if TYPE_CHECKING:
     from taiwa.annotators.sentence_annotator import LabelledReply

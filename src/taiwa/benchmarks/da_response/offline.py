@@ -1,5 +1,5 @@
 """Training the ``offline`` annotator of da-response (issue 16): the shared dialogue-act
-classifier (:mod:`taiwa.annotators.da_classifier`) trained on ``assistant7`` sentence by
+classifier (:mod:`taiwa.annotators.da_classifier.model`) trained on ``assistant7`` sentence by
 sentence, with an act × position importance model (:mod:`taiwa.annotators.sentence_annotator`).
 The shipped model, and loading it, are :mod:`.shipped_annotator`.
 
@@ -35,7 +35,7 @@ from taiwa.benchmarks.da_response.shipped_annotator import (
     sample_file,
     split_files,
 )
-from taiwa.errors import TaiwaError
+from taiwa.core.errors import TaiwaError
 
 if TYPE_CHECKING:
     from taiwa.annotators.sentence_annotator import SentenceAnnotator
@@ -75,7 +75,7 @@ def train(out_dir: Path | None = None) -> tuple[SentenceAnnotator, dict[str, Any
 
 def differences(fresh: SentenceAnnotator, shipped: SentenceAnnotator) -> list[str]:
     """What differs between a retrained and the shipped model (empty: reproduced)."""
-    from taiwa.annotators.da_classifier_report import differences as classifier_differences
+    from taiwa.annotators.da_classifier.report import differences as classifier_differences
 
     out = [
         d

@@ -11,7 +11,7 @@ from taiwa.benchmarks.da_response.dataset import DAResponseItem
 from taiwa.harness.method import Row, Upstream
 from taiwa.metrics import wed, wlcs
 from taiwa.metrics.stats import mean_estimate
-from taiwa.schema import DASequence
+from taiwa.core.schema import DASequence
 
 PARTS = ("deletion", "insertion", "substitution")
 METRICS = ("wlcs", "wed", *PARTS)

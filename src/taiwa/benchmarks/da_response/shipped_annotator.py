@@ -1,7 +1,7 @@
 """The shipped ``offline`` annotator of da-response (issue 16): where its files are, loading it
 once per process, and what a run's summary says about it. Trained by :mod:`.offline` on the
 bundled ``assistant_da`` set: the shared dialogue-act classifier
-(:mod:`taiwa.annotators.da_classifier`) on ``assistant7`` sentence by sentence, with an act ×
+(:mod:`taiwa.annotators.da_classifier.model`) on ``assistant7`` sentence by sentence, with an act ×
 position importance model (:mod:`taiwa.annotators.sentence_annotator`); the weights ship as
 ``data/models/da_assistant7.npz`` + ``.json``.
 """
@@ -30,7 +30,7 @@ FIXED_ACT = "Inform"
 
 
 def sample_file(name: str) -> Path:
-    from taiwa.samples import sample_path
+    from taiwa.core.samples import sample_path
 
     return sample_path(name)
 
@@ -48,7 +48,7 @@ def default_annotator() -> SentenceAnnotator:
 
 
 def acts() -> list[str]:
-    from taiwa.taxonomies import load_taxonomy
+    from taiwa.core.taxonomies import load_taxonomy
 
     return load_taxonomy(TAXONOMY).names
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from rich.table import Table
 
-from taiwa.tables import ci_cell, clip
+from taiwa.display.tables import ci_cell, clip
 
 PARTS = ("deletion", "insertion", "substitution")
 

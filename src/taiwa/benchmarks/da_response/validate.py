@@ -27,7 +27,7 @@ from taiwa.annotators.validation import (
     ranking_report,
     sequence_report,
 )
-from taiwa.schema import DASequence
+from taiwa.core.schema import DASequence
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -56,7 +56,7 @@ def annotator_function(
         return ann.name, offline, repairs
     if spec.startswith("replay:"):
         from taiwa.annotators.replay import load_sequences
-        from taiwa.taxonomies import load_taxonomy
+        from taiwa.core.taxonomies import load_taxonomy
 
         sequences = load_sequences(spec.removeprefix("replay:"), load_taxonomy("assistant7"))
         return spec, lambda rs: [sequences.get(r.id) for r in rs], repairs
@@ -150,7 +150,7 @@ def report_tables(report: dict[str, Any]) -> list[Table]:
 def _split_tables(report: dict[str, Any]) -> list[Table]:
     from rich.table import Table
 
-    from taiwa.tables import ci_cell, confusion_table
+    from taiwa.display.tables import ci_cell, confusion_table
 
     name = report["annotator"]
     main = report["sequence"][name]

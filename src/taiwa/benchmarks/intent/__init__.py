@@ -22,12 +22,12 @@ from taiwa.harness.method import Results, Setup, Summary
 
 if TYPE_CHECKING:
     from taiwa.benchmarks.intent.dataset import IntentItem
-    from taiwa.comparisons import ComparedMetric
+    from taiwa.metrics.comparisons import ComparedMetric
     from taiwa.harness.demo_spec import Demo
     from taiwa.harness.method import Role, Stage
     from taiwa.models.types import ChatMessage
-    from taiwa.report.runs import RunData
-    from taiwa.report.section import Section
+    from taiwa.harness.run_reader import RunData
+    from taiwa.display.section import Section
 
 
 class IntentOptions(BaseModel):
@@ -69,7 +69,7 @@ class IntentMethod:
         return PROMPTS
 
     def default_data(self) -> Path:
-        from taiwa.samples import sample_path
+        from taiwa.core.samples import sample_path
 
         return sample_path("intent/items.jsonl")
 
@@ -93,7 +93,7 @@ class IntentMethod:
     def compared(self, options: IntentOptions) -> list[ComparedMetric]:
         """Per item: correct or not (seed 004 Table 1's accuracy), overall and on the
         context-dependent and context-independent items."""
-        from taiwa.comparisons import ComparedMetric
+        from taiwa.metrics.comparisons import ComparedMetric
 
         def split(dependent: bool) -> Any:
             def read(row: Mapping[str, Any], system: str) -> Any:
@@ -117,7 +117,7 @@ class IntentMethod:
         ]
 
     def aggregate(self, samples: Iterable[Any], results: Results, setup: Setup) -> Summary:
-        from taiwa import flags
+        from taiwa.metrics import flags
         from taiwa.benchmarks.intent.dataset import dependent_groups
         from taiwa.benchmarks.intent.scoring import accuracy_block, distribution_block
         from taiwa.benchmarks.intent.stability import stability

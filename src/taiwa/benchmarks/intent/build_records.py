@@ -9,7 +9,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from taiwa.benchmarks.intent.dataset import QuestionBase
-from taiwa.schema import Id, NonBlank
+from taiwa.core.schema import Id, NonBlank
 
 MAX_OPTIONS = 4
 """Options per question, 「該当なし」 included (seed 004 §2.3 shows four)."""

@@ -45,7 +45,7 @@ from taiwa.benchmarks.intent.builder_prompts import (
 from taiwa.benchmarks.intent.dataset import NONE_OF_THESE, IntentItem
 from taiwa.models.base import ChatModel
 from taiwa.models.types import ChatRequest
-from taiwa.schema import Dialogue
+from taiwa.core.schema import Dialogue
 from taiwa.text.normalize import nfkc
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ Three requests, each answered with one JSON object:
 * the filter (§2.1, §2.3): is the intent too direct (it only restates the core sentence), is
   the exchange unnatural Japanese?
 
-Replies are read with :func:`taiwa.llm_json.extract_json` (fenced blocks, text around the
+Replies are read with :func:`taiwa.models.json_replies.extract_json` (fenced blocks, text around the
 object); a reply of the wrong shape raises ``ValueError`` with the reason, which the caller
 sends back as a repair turn and, when the attempts run out, counts as unparseable.
 """
@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from taiwa.llm_json import extract_json
-from taiwa.schema import Dialogue
+from taiwa.models.json_replies import extract_json
+from taiwa.core.schema import Dialogue
 
 SYSTEM = "あなたは日本語の対話と語用論に詳しいアノテーターです。指示に従い、JSON のみを出力してください。"  # noqa: E501
 

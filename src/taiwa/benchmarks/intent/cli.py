@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
-from taiwa.console import make_console
+from taiwa.display.console import make_console
 from taiwa.models.spec import HELP as MODEL_HELP
 
 console = make_console()
@@ -80,8 +80,8 @@ def build_intent(
     from taiwa.benchmarks.intent.build_settings import BuildSettings
     from taiwa.benchmarks.intent.builder import build_questions
     from taiwa.benchmarks.intent.filters import make_filter
-    from taiwa.errors import TaiwaError
-    from taiwa.io import check_writable, iter_records, unique_ids
+    from taiwa.core.errors import TaiwaError
+    from taiwa.core.io import check_writable, iter_records, unique_ids
     from taiwa.models import (
         CachingModel,
         ModelOptions,
@@ -90,7 +90,7 @@ def build_intent(
         load_model,
     )
     from taiwa.models.spec import ModelSpec
-    from taiwa.schema import Dialogue
+    from taiwa.core.schema import Dialogue
 
     if filter_ not in ("none", "llm", "manual"):
         raise TaiwaError(f"--filter must be none, llm or manual, got {filter_!r:.60}")
@@ -139,7 +139,7 @@ def build_intent(
 def _write_build(out: Path, report: Any, record: dict[str, Any]) -> None:
     from taiwa.benchmarks.intent.filters import write_review
     from taiwa.benchmarks.intent.sheets import write_sheets
-    from taiwa.io import write_json, write_jsonl
+    from taiwa.core.io import write_json, write_jsonl
 
     write_jsonl(out / CANDIDATES, report.candidates)
     write_jsonl(out / QUESTIONS, report.questions)
@@ -190,8 +190,8 @@ def build_intent_import(
     from taiwa.benchmarks.intent.builder import shuffle_items
     from taiwa.benchmarks.intent.filters import read_review
     from taiwa.benchmarks.intent.sheets import aggregate_items, read_sheets
-    from taiwa.errors import TaiwaError
-    from taiwa.io import check_writable, iter_records, unique_ids, write_json, write_jsonl
+    from taiwa.core.errors import TaiwaError
+    from taiwa.core.io import check_writable, iter_records, unique_ids, write_json, write_jsonl
 
     check_writable(out, "--out")
     meta = out.with_name(out.stem + ".meta.json")
@@ -242,8 +242,8 @@ def build_intent_import(
 def _annotators(path: Path) -> int:
     """The number of sheets the build wrote, from its record (range-checked before any sheet
     is looked for: at most :data:`MAX_ANNOTATORS`)."""
-    from taiwa.errors import InputError
-    from taiwa.io import read_json_object
+    from taiwa.core.errors import InputError
+    from taiwa.core.io import read_json_object
 
     record, text = read_json_object(path, "the record of taiwa build intent")
     value = record.get("annotators")

@@ -23,8 +23,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from taiwa.io import InputError, check_id, iter_records
-from taiwa.schema import Id, NonBlank
+from taiwa.core.io import InputError, check_id, iter_records
+from taiwa.core.schema import Id, NonBlank
 
 NONE_OF_THESE = "該当なし"
 """The last option of every question (seed 004 §2.3)."""

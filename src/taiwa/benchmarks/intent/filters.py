@@ -26,8 +26,8 @@ from taiwa.benchmarks.intent.build_records import Candidate
 from taiwa.benchmarks.intent.build_settings import BuildSettings, ask_json, json_request
 from taiwa.benchmarks.intent.builder_prompts import filter_prompt, parse_verdict
 from taiwa.benchmarks.intent.sheets import read_csv_rows, write_bom_csv
-from taiwa.errors import InputError, TaiwaError
-from taiwa.io import shown
+from taiwa.core.errors import InputError, TaiwaError
+from taiwa.core.io import shown
 from taiwa.models.base import ChatModel
 from taiwa.text.normalize import nfkc
 

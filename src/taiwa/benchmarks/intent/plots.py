@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from taiwa.charts import svg_string
+from taiwa.display.charts import svg_string
 from taiwa.report.figures import FIG_WIDTH, legend_outside
 
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from taiwa.report.section import Figure, Section
+from taiwa.display.section import Figure, Section
 
 if TYPE_CHECKING:
-    from taiwa.report.runs import RunData
+    from taiwa.harness.run_reader import RunData
 
 SPLITS = (
     ("accuracy_independent", "文脈非依存 (independent)", "independent"),

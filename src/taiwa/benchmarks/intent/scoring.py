@@ -57,9 +57,9 @@ def distribution_block(
 ) -> dict[str, Any]:
     """A system's answers per option beside the gold labels of the same items, and the flags
     on its accuracy when one option takes most answers or the answers lean on some options
-    beyond gold's shares (:func:`taiwa.flags.answer_distribution_flags`: a constant answerer
+    beyond gold's shares (:func:`taiwa.metrics.flags.answer_distribution_flags`: a constant answerer
     scores what gold gives its option, which can read like a model's accuracy)."""
-    from taiwa import flags
+    from taiwa.metrics import flags
 
     choices: list[int | None] = []
     golds: list[int] = []

@@ -13,7 +13,7 @@ empty for the number of the chosen option (1 … k). The annotators work indepen
 3 per item).
 
 On import every sheet must answer every question exactly once with an option number; anything
-else is an :class:`~taiwa.errors.InputError` naming the file, the row (as a spreadsheet shows
+else is an :class:`~taiwa.core.errors.InputError` naming the file, the row (as a spreadsheet shows
 it: the header is row 1) and the column. The gold label is the option chosen by 2 or more of
 the 3 annotators (:func:`aggregate`); items whose annotators all differ are excluded, counted.
 """
@@ -29,8 +29,8 @@ from pathlib import Path
 from taiwa.benchmarks.intent.build_records import MAX_OPTIONS, Question
 from taiwa.benchmarks.intent.dataset import IntentItem
 from taiwa.benchmarks.intent.prompts import question_text
-from taiwa.errors import InputError, TaiwaError
-from taiwa.io import CSV_FIELD_CHARS, atomic_open, decoded_lines, require_file, shown
+from taiwa.core.errors import InputError, TaiwaError
+from taiwa.core.io import CSV_FIELD_CHARS, atomic_open, decoded_lines, require_file, shown
 from taiwa.text.normalize import nfkc
 
 ANNOTATORS = 3

@@ -16,11 +16,11 @@ from taiwa.harness.method import NoOptions, Results, Setup, Summary, Upstream
 
 if TYPE_CHECKING:
     from taiwa.benchmarks.prompts.dataset import PromptSample
-    from taiwa.comparisons import ComparedMetric
+    from taiwa.metrics.comparisons import ComparedMetric
     from taiwa.harness.demo_spec import Demo
     from taiwa.harness.method import Stage
-    from taiwa.report.runs import RunData
-    from taiwa.report.section import Section
+    from taiwa.harness.run_reader import RunData
+    from taiwa.display.section import Section
 
 _JA = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uff66-\uff9f]")
 _VISIBLE = re.compile(r"\S")
@@ -60,7 +60,7 @@ class PromptsMethod:
     prompts: Mapping[str, str] = {}
 
     def default_data(self) -> Path:
-        from taiwa.samples import sample_path
+        from taiwa.core.samples import sample_path
 
         return sample_path("prompts/tiny.jsonl")
 
@@ -83,7 +83,7 @@ class PromptsMethod:
     def compared(self, options: NoOptions) -> list[ComparedMetric]:
         """Per item: the Japanese share of the reply and, with references, its ROUGE-L (both
         higher is better; the length has no better direction)."""
-        from taiwa.comparisons import ComparedMetric
+        from taiwa.metrics.comparisons import ComparedMetric
 
         return [
             ComparedMetric("japanese_share", "JA share", "higher", "score", "japanese_share"),
@@ -108,14 +108,14 @@ class PromptsMethod:
         return Summary(systems)
 
     def tables(self, summary: Mapping[str, Any]) -> list[Any]:
-        from taiwa.tables import systems_table
+        from taiwa.display.tables import systems_table
 
         return [systems_table(summary, "prompts", METRICS, "mean [95 % bootstrap CI]")]
 
     def report(self, run: RunData) -> Section:
         """The share of Japanese and the ROUGE F-measures per system as bars with 95 % CIs."""
         from taiwa.report.figures import grouped_bars
-        from taiwa.report.section import Figure, Section
+        from taiwa.display.section import Figure, Section
 
         systems = run.summary["systems"]
         keys = [k for k in METRICS if k != "chars" and any(k in b for b in systems.values())]

@@ -8,10 +8,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from taiwa.errors import InputError
-from taiwa.io import iter_records, shown, unique_ids
+from taiwa.core.errors import InputError
+from taiwa.core.io import iter_records, shown, unique_ids
 from taiwa.models.types import ChatMessage
-from taiwa.schema import Id, NonBlank, non_blank
+from taiwa.core.schema import Id, NonBlank, non_blank
 
 
 class PromptSample(BaseModel):

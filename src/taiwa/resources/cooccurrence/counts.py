@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
 
-from taiwa.errors import InputError
+from taiwa.core.errors import InputError
 from taiwa.resources.cooccurrence.config import InputKind, MinerConfig
 from taiwa.text.content_words import content_words
 

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from taiwa.errors import TaiwaError
+from taiwa.core.errors import TaiwaError
 from taiwa.resources.cooccurrence.config import MinerConfig, MiningCounts
 from taiwa.resources.cooccurrence.counts import check_totals
 from taiwa.resources.cooccurrence.duckdb_ngrams import count_ngrams_in_duckdb

@@ -4,7 +4,7 @@ Same semantics as :class:`~taiwa.resources.cooccurrence.counts.LineCounter` on `
 input, so both engines give the same table: Python reads the files in blocks of lines
 (:func:`~taiwa.resources.cooccurrence.duckdb_text.line_blocks`); DuckDB splits each
 ``w1 w2 ... wn<TAB>count`` line, finds the first malformed line or n-gram of another order (which
-becomes the same :class:`~taiwa.errors.InputError`, with file and line, as on the Python path),
+becomes the same :class:`~taiwa.core.errors.InputError`, with file and line, as on the Python path),
 lists the distinct tokens, and Python decides once per distinct token whether it is a content
 word (:func:`~taiwa.resources.cooccurrence.counts.content_filter`). Then ``h(v)`` sums the counts
 of ``v``'s 1-gram lines and ``g(v, w)`` the counts of the n-grams holding both, by the same
@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from taiwa.errors import InputError
+from taiwa.core.errors import InputError
 from taiwa.resources.cooccurrence.config import MinerConfig
 from taiwa.resources.cooccurrence.counts import NGRAM_FORMAT, LineError, content_filter, parse_ngram
 from taiwa.resources.cooccurrence.duckdb_text import (

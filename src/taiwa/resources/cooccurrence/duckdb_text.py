@@ -27,7 +27,7 @@ from functools import partial
 from multiprocessing import get_context
 from typing import Any
 
-from taiwa.errors import InputError
+from taiwa.core.errors import InputError
 from taiwa.resources.cooccurrence.config import MinerConfig
 from taiwa.resources.cooccurrence.counts import line_chunks, open_input
 from taiwa.text.content_words import content_words

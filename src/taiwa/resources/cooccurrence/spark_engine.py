@@ -37,8 +37,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse
 
-from taiwa.errors import InputError
-from taiwa.io import atomic_open
+from taiwa.core.errors import InputError
+from taiwa.core.io import atomic_open
 from taiwa.resources.cooccurrence.config import MinerConfig, MiningCounts, SparkSettings
 from taiwa.resources.cooccurrence.counts import (
     CountingOptions,

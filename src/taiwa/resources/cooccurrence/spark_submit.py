@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from taiwa.errors import TaiwaError
+from taiwa.core.errors import TaiwaError
 from taiwa.resources.cooccurrence.config import MinerConfig, SparkSettings
 
 
@@ -48,7 +48,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     """Parse arguments, mine, print the report as JSON."""
     from pydantic import ValidationError
 
-    from taiwa.io import dumps
+    from taiwa.core.io import dumps
     from taiwa.resources.cooccurrence.table import mine_cooccurrence
 
     ap = _parser()

@@ -19,11 +19,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from taiwa.errors import InputError
-from taiwa.io import decoded_lines, parquet_problem, require_file, shown, write_json
+from taiwa.core.errors import InputError
+from taiwa.core.io import decoded_lines, parquet_problem, require_file, shown, write_json
 from taiwa.resources.cooccurrence.config import Engine, MinerConfig, MiningReport
 from taiwa.resources.cooccurrence.counts import resolve_inputs
-from taiwa.schema import MAX_TEXT_CHARS
+from taiwa.core.schema import MAX_TEXT_CHARS
 
 COLUMNS = ("w1", "w2", "g", "llr")
 FORMAT = "taiwa.association-pairs/1"

@@ -1,0 +1,1 @@
+"""The embedded dialogue-act classifier (seed 002 §5.2): text forms and features, training, calibration, the default recipe and its report, the shipped model, a user's own model, and the transformers-encoder variant."""
