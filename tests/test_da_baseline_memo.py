@@ -1,4 +1,4 @@
-"""The char-n-gram baseline kept in the cache directory (annotators/da_baseline_memo.py): the
+"""The char-n-gram baseline kept in the cache directory (annotators/da_classifier/baseline.py): the
 stored classifier is the fitted one exactly, any input of the fit is a new key, concurrent
 callers fit once, and a cache that cannot be written only costs the fit."""
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from taiwa.annotators import da_classifier as dac
+from taiwa.annotators.da_classifier import model as dac
 from taiwa.annotators.da_classifier.baseline import fit_key, memo_fit
 
 
@@ -56,13 +56,15 @@ def test_every_input_of_the_fit_is_in_the_key(
     changed = [*examples[:-1], dac.Example(**{**examples[-1].__dict__, "act": acts[0]})]
     if changed[-1].act == examples[-1].act:
         changed[-1] = dac.Example(**{**examples[-1].__dict__, "act": acts[1]})
+    heavier = [*examples[:-1], dac.Example(**{**examples[-1].__dict__, "weight": 2.0})]
     others = {
         fit_key(examples[:-1], acts, {"l2": 1e-4}),
         fit_key(changed, acts, {"l2": 1e-4}),
+        fit_key(heavier, acts, {"l2": 1e-4}),
         fit_key(examples, acts[::-1], {"l2": 1e-4}),
         fit_key(examples, acts, {"l2": 1e-5}),
     }
-    assert base not in others and len(others) == 4
+    assert base not in others and len(others) == 5
 
 
 def test_concurrent_callers_fit_once(

@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from taiwa.annotators import da_classifier as dac
-from taiwa.annotators import da_classifier_recipe as recipe
+from taiwa.annotators.da_classifier import model as dac
+from taiwa.annotators.da_classifier import recipe
 from taiwa.annotators.da_classifier.features import Featurizer, char_ngrams, extra_features
 from taiwa.annotators.da_classifier.training import (
     class_report,

@@ -32,9 +32,9 @@ def evaluate(
         ),
     ] = False,
 ) -> None:
-    """Per-class precision / recall / F1 on the tidy and the chat-style held-out splits (seed
-    002 Table 5 layout), macro-F1 and accuracy beside a majority-class and a char-n-gram-only
-    baseline, and the calibration of the probabilities."""
+    """Per-class precision / recall / F1 on the held-out splits (real chat, system style, tidy,
+    chat-style; seed 002 Table 5 layout), macro-F1 and accuracy beside the split's majority act
+    and a char-n-gram-only baseline, and the calibration of the probabilities."""
     from taiwa.annotators.da_classifier.model import DAClassifier
 
     classifier = DAClassifier.load()
@@ -82,7 +82,7 @@ def _print_split(name: str, metrics: dict[str, Any], acts: tuple[str, ...]) -> N
     for key, label in (
         ("default", "default (casual-chat features, vectors, morphemes)"),
         ("char_ngram", "char-n-gram-only logistic regression"),
-        ("majority", "majority class"),
+        ("majority", f"majority act of this split ({metrics['majority'].get('act', '?')})"),
     ):
         b.add_row(label, f"{metrics[key]['macro_f1']:.3f}", f"{metrics[key]['accuracy']:.3f}")
     console.print(b)
@@ -93,7 +93,7 @@ def _print_split(name: str, metrics: dict[str, Any], acts: tuple[str, ...]) -> N
 def check() -> None:
     """Retrain the default classifier in memory from the bundled data (a few minutes) and
     compare it with the shipped model; exit 1 when it differs."""
-    from taiwa.annotators import da_classifier_recipe as recipe
+    from taiwa.annotators.da_classifier import recipe
     from taiwa.annotators.da_classifier.model import DAClassifier, differences
 
     shipped = DAClassifier.load()

@@ -27,19 +27,22 @@ if TYPE_CHECKING:
     from taiwa.annotators.da_classifier.model import DAClassifier, Example
 
 CODE = (
-    "annotators/da_classifier.py",
-    "annotators/da_classifier_features.py",
-    "annotators/da_classifier_train.py",
-    "annotators/da_calibration.py",
+    "annotators/da_classifier/model.py",
+    "annotators/da_classifier/examples.py",
+    "annotators/da_classifier/features.py",
+    "annotators/da_classifier/training.py",
+    "annotators/da_classifier/calibration.py",
 )
 """The modules whose code decides the fitted weights: an edit to any of them is a new key."""
 
 
 def fit_key(examples: Sequence[Example], acts: Sequence[str], parts: dict[str, Any]) -> str:
-    """SHA-256 of the examples, the acts, ``parts`` (settings, L2...) and the fitting code."""
+    """SHA-256 of the examples (with their weights), the acts, ``parts`` (settings, L2...) and
+    the fitting code."""
     digest = hashlib.sha256()
     for e in examples:
-        digest.update(json.dumps([e.id, e.context, e.reply, e.act], ensure_ascii=False).encode())
+        row = [e.id, e.context, e.reply, e.act, e.weight]
+        digest.update(json.dumps(row, ensure_ascii=False).encode())
     digest.update(json.dumps([list(acts), parts], sort_keys=True, default=str).encode())
     root = resources.files("taiwa")
     for name in CODE:
@@ -97,8 +100,8 @@ def _write(path: Path, classifier: DAClassifier) -> None:
 def _read(path: Path) -> DAClassifier:
     import numpy as np
 
-    from taiwa.annotators.da_classifier.model import DAClassifier
     from taiwa.annotators.da_classifier.features import FeatureSettings, Featurizer
+    from taiwa.annotators.da_classifier.model import DAClassifier
     from taiwa.annotators.da_classifier.training import Softmax
 
     with np.load(path, allow_pickle=False) as f:

@@ -19,21 +19,24 @@ Blocks of one feature row (see :class:`FeatureSettings` for the sizes):
    only / first / middle / last sentence, log of the number of sentences), for taxonomies
    tagged sentence by sentence (seed 000 §3.2: a reply is a sequence of acts);
 6. optional (``use_endings``): the sentence-final form apart from its closing punctuation
-   and of the context (:mod:`.da_sentence_endings`), hashed into ``2**ending_bits`` columns
+   and of the context (:mod:`.endings`), hashed into ``2**ending_bits`` columns
    scaled by ``ending_scale``: 〜ますか？, 〜ますか。 and an unpunctuated 〜ますか share their
    ending; with ``ending_cross``, also those endings and the sentence's position joined with
    how the context ends (:func:`~taiwa.annotators.da_classifier.endings.cross_keys`).
 7. optional (``word_bits``, issue 26): the reply's morpheme keys (bag, last, last two, first;
-   :mod:`.da_morph_features`) hashed into ``2**word_bits`` columns, binary, L2-normalised,
+   :mod:`.morphs`) hashed into ``2**word_bits`` columns, binary, L2-normalised,
    scaled by ``word_scale``;
 8. optional (``casual``, issue 26): the n-grams of blocks 1–2 and the morphemes are read from
-   the casual core (:func:`~taiwa.annotators.da_classifier.chat_text.casual_form`: laughter, lengthening,
-   fillers and punctuation normalised away), and the shape flags it returns (question,
+   the casual core (:func:`~taiwa.annotators.da_classifier.chat_text.casual_form`: laughter,
+   lengthening, fillers and punctuation normalised away), and the shape flags it returns (question,
    exclamation, period, ellipsis, laughter, filler, lengthening) plus ``opening`` (no previous
    utterance) are a block of their own;
 9. optional (``prev_acts``, issue 26): the probabilities of the previous utterance's act, one
    column per act, scaled by ``prev_scale``, given by the caller (``prev``; the shipped model
-   gets them from its context tagger, :mod:`.da_previous_act`); zeros for an opening.
+   gets them from its context tagger, :mod:`.previous_act`); zeros for an opening;
+10. optional (``last_bits``, issue 38): the reply's last sentence (:func:`last_sentence_columns`:
+   its n-grams, ending keys, whether it asks, the number of sentences), binary, hashed into
+   ``2**last_bits`` columns, L2-normalised, scaled by ``last_scale``.
 
 The hash is CRC-32 of the UTF-8 n-gram (not Python's ``hash``, which changes between
 processes), so the same text gives the same columns everywhere. The idf vectors are fitted
@@ -52,8 +55,9 @@ from typing import Any
 import numpy as np
 
 from taiwa.annotators.da_classifier.chat_text import SHAPE_NAMES, casual_form
+from taiwa.annotators.da_classifier.endings import ending_columns, ending_keys, position_class
 from taiwa.annotators.da_classifier.morphs import analysed, vectors_of, word_columns
-from taiwa.annotators.da_classifier.endings import ending_columns, position_class
+from taiwa.annotators.da_classifier.questions import asks, last_sentence, sentence_count
 from taiwa.text.normalize import nfkc
 
 EXTRA_NAMES = (
@@ -101,6 +105,8 @@ class FeatureSettings:
     word_scale: float = 1.0
     prev_acts: int = 0
     prev_scale: float = 1.0
+    last_bits: int = 0
+    last_scale: float = 1.0
 
     @property
     def n_reply(self) -> int:
@@ -129,8 +135,12 @@ class FeatureSettings:
         return self.off_words + self.n_words + self.n_shape
 
     @property
-    def n_features(self) -> int:
+    def off_last(self) -> int:
         return self.off_prev + self.prev_acts
+
+    @property
+    def n_features(self) -> int:
+        return self.off_last + ((1 << self.last_bits) if self.last_bits else 0)
 
     def ngram_text(self, text: str) -> str:
         """The text the character n-grams are read from (the casual core, or the text)."""
@@ -268,6 +278,8 @@ class Featurizer:
         data: list[float] = []
         off_c = s.n_reply
         off_x = s.n_reply + s.n_context + s.vector_dim
+        off_w, off_prev, off_last = s.off_words, s.off_prev, s.off_last
+        off_s = off_w + s.n_words
         idf_r, idf_c = self._idf_reply, self._idf_context
         texts = [s.ngram_text(r) for r in replies]
         words = analysed(texts) if n and (s.use_vectors or s.word_bits) else []
@@ -290,13 +302,17 @@ class Featurizer:
                     data.append(v)
             if s.word_bits:
                 cols = word_columns(words[k], s.word_bits)
-                indices.extend(s.off_words + c for c in cols)
+                indices.extend(off_w + c for c in cols)
                 data.extend([s.word_scale / math.sqrt(len(cols))] * len(cols))
             if s.casual:
                 shape = [*casual_form(rep)[1], float(not ctx.strip())]
-                _add_values(indices, data, s.off_words + s.n_words, shape)
+                _add_values(indices, data, off_s, shape)
             if s.prev_acts:
-                _add_values(indices, data, s.off_prev, [s.prev_scale * float(v) for v in prev[k]])
+                _add_values(indices, data, off_prev, [s.prev_scale * float(v) for v in prev[k]])
+            if s.last_bits:
+                cols = last_sentence_columns(rep, s.last_bits)
+                indices.extend(off_last + c for c in cols)
+                data.extend([s.last_scale / math.sqrt(len(cols))] * len(cols))
             indptr.append(len(indices))
         x = sp.csr_matrix(
             (np.array(data, dtype=np.float64), np.array(indices, dtype=np.int64), indptr),
@@ -316,6 +332,23 @@ class Featurizer:
             )
             x = (x + vec).tocsr()
         return x
+
+
+def last_sentence_columns(text: str, bits: int) -> list[int]:
+    """The hashed columns (CRC-32, masked to ``bits``) of the last-sentence block: the
+    character 1–3-grams of the last sentence's casual core, its ending keys
+    (:func:`~taiwa.annotators.da_classifier.endings.ending_keys`), whether the reply asks
+    (:func:`~taiwa.annotators.da_classifier.questions.asks`) and its number of sentences (1, 2,
+    3, 4+). A long reply's act is mostly said by how it ends (issue 38), and the n-grams of the
+    whole reply mix its every part."""
+    last = last_sentence(text)
+    keys = [f"l:{g}" for g in char_ngrams(casual_form(last)[0])]
+    keys += [f"le:{k}" for k in ending_keys(last)]
+    keys.append(f"ln:{min(sentence_count(text), 4)}")
+    if asks(text):
+        keys.append("l:asks")
+    mask = (1 << bits) - 1
+    return sorted({zlib.crc32(k.encode("utf-8")) & mask for k in keys})
 
 
 def _add_values(indices: list[int], data: list[float], offset: int, values: list[float]) -> None:

@@ -4,13 +4,13 @@ A (context, utterance) pair → one act of the taxonomy it was trained on. The s
 tags chit-chat replies with ``chitchat11``; a method hands other taxonomies and training sets to
 :func:`fit` (e.g. ``assistant7`` sentence by sentence, with position features: issue 16).
 
-Features (:mod:`.da_classifier_features`): hashed character 1–3-grams of the reply (TF-IDF),
+Features (:mod:`.features`): hashed character 1–3-grams of the reply (TF-IDF),
 of the previous utterance (its own hash space), the reply's mean ja-ginza word vector, and
 reply/context overlap features that make echoes (``builtin:parrot``) come out as
 うなずき・おうむ返し; the shipped chitchat11 model adds the casual-chat normalisation, morpheme
 keys and shape flags of issue 26, and the previous utterance's act as guessed by a reply-only
-context tagger it carries (:mod:`.da_previous_act`). Model: multinomial logistic regression
-with L2, fitted with L-BFGS-B (:mod:`.da_classifier_train`; no scikit-learn).
+context tagger it carries (:mod:`.previous_act`). Model: multinomial logistic regression
+with L2, fitted with L-BFGS-B (:mod:`.training`; no scikit-learn).
 
 Recipe (:func:`fit`), seeded and deterministic:
 
@@ -20,10 +20,10 @@ Recipe (:func:`fit`), seeded and deterministic:
    one of :data:`L2_GRID` with the lowest validation cross-entropy (the seed keeps the epoch
    with the lowest validation cross-entropy; here the regularisation is what is picked), and
    the temperature that calibrates the probabilities is fitted on the same validation fold
-   (:mod:`.da_calibration`);
+   (:mod:`.calibration`);
 2. the model: idf and weights refitted on train + validation (upsampled) at that strength.
 
-The shipped default's data, held-out splits and baselines are in :mod:`.da_classifier_recipe`
+The shipped default's data, held-out splits and baselines are in :mod:`.recipe`
 (``python -m taiwa.annotators.da_classifier.recipe --train`` rebuilds it, ``--check``
 retrains in memory and compares with the shipped files, ``--evaluate`` prints the held-out
 tables). It ships as package data without pickle: ``data/models/da_chitchat11.npz`` (weight
@@ -38,7 +38,6 @@ module costs nothing at ``import taiwa.cli.app`` time.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -47,6 +46,12 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from taiwa.annotators.da_classifier.examples import DATA_PATH as DATA_PATH
+from taiwa.annotators.da_classifier.examples import HELD_OUT as HELD_OUT
+from taiwa.annotators.da_classifier.examples import SEED as SEED
+from taiwa.annotators.da_classifier.examples import Example as Example
+from taiwa.annotators.da_classifier.examples import held_out_split as held_out_split
+from taiwa.annotators.da_classifier.examples import load_examples as load_examples
 from taiwa.annotators.da_classifier.report import differences as differences
 
 if TYPE_CHECKING:
@@ -55,44 +60,19 @@ if TYPE_CHECKING:
     from taiwa.annotators.da_classifier.features import FeatureSettings, Featurizer
     from taiwa.annotators.da_classifier.training import Softmax, SoftmaxObjective
 
-VERSION = 3
+VERSION = 4
 """Format and recipe version of the shipped model (bump when either changes)."""
 
-COMPATIBLE = (1, 2, 3)
+COMPATIBLE = (1, 2, 3, 4)
 """Versions :meth:`DAClassifier.load` reads (1: before the casual-chat features and the
 temperature; its settings load with those switched off; 2: before the previous-act block and
-its context tagger)."""
+its context tagger; 3: before the last-sentence block and the question rule)."""
 
 TAXONOMY = "chitchat11"
-SEED = 12
-HELD_OUT = 0.2
 VALIDATION = 0.2
 L2_GRID = (1e-6, 3e-6, 1e-5, 3e-5, 1e-4, 3e-4, 1e-3)
 MODEL_NAME = "da_chitchat11"
-DATA_PATH = "data/samples/da_distribution/labelled.jsonl"
 ECHO = "うなずき・おうむ返し"
-
-
-@dataclass(frozen=True)
-class Example:
-    """One labelled utterance; ``index``/``count``: its sentence position in the turn (count 0:
-    not split into sentences); ``group``: its dialogue (examples of one dialogue are kept in
-    one cross-fitting fold; empty: its own); ``prev``: the previous utterance's act
-    probabilities, for a model with the previous-act block (:mod:`.da_previous_act`)."""
-
-    id: str
-    context: str
-    reply: str
-    act: str
-    index: int = 0
-    count: int = 0
-    weight: float = 1.0
-    group: str = ""
-    prev: tuple[float, ...] = ()
-
-    @property
-    def position(self) -> tuple[int, int]:
-        return (self.index, self.count)
 
 
 def design(featurizer: Featurizer, examples: Sequence[Example]) -> Any:
@@ -104,29 +84,6 @@ def design(featurizer: Featurizer, examples: Sequence[Example]) -> Any:
         [e.position for e in examples],
         prev,
     )
-
-
-def load_examples(path: Path | None = None) -> tuple[list[Example], str]:
-    """The labelled examples and the SHA-256 of the file's bytes (the bundled set by default)."""
-    raw = (
-        path.read_bytes()
-        if path is not None
-        else resources.files("taiwa").joinpath(DATA_PATH).read_bytes()
-    )
-    rows = [json.loads(line) for line in raw.decode("utf-8").splitlines() if line.strip()]
-    examples = [
-        Example(r["id"], r["context"], r["reply"], r["act"], group=str(r.get("dialogue") or ""))
-        for r in rows
-    ]
-    return examples, hashlib.sha256(raw).hexdigest()
-
-
-def held_out_split(examples: Sequence[Example]) -> tuple[list[Example], list[Example]]:
-    """``(development, held_out)``: the seeded stratified 80/20 split the metrics use."""
-    from taiwa.annotators.da_classifier.training import stratified_split
-
-    dev, test = stratified_split([e.act for e in examples], HELD_OUT, SEED)
-    return [examples[i] for i in dev], [examples[i] for i in test]
 
 
 @dataclass
@@ -141,7 +98,7 @@ class DAClassifier:
     taxonomy: str = TAXONOMY
     context_tagger: DAClassifier | None = None
     """For a model with the previous-act block: the reply-only model that gives the previous
-    utterance's act probabilities (:mod:`.da_previous_act`)."""
+    utterance's act probabilities (:mod:`.previous_act`)."""
 
     def features(
         self,
@@ -157,12 +114,17 @@ class DAClassifier:
 
     def previous_act_rows(self, contexts: Sequence[str]) -> np.ndarray:
         """As the context tagger: ``len(contexts) × len(acts)`` act probabilities of each
-        previous utterance, tagged alone (zeros for an empty one)."""
+        previous utterance, tagged alone (zeros for an empty one; a repeated one tagged once)."""
         import numpy as np
 
         out = np.zeros((len(contexts), len(self.acts)))
-        if keep := [k for k, c in enumerate(contexts) if c.strip()]:
-            out[keep] = self.proba([""] * len(keep), [contexts[k] for k in keep])
+        # each distinct context tagged once (a run tags every system's reply to one context)
+        distinct = list(dict.fromkeys(c for c in contexts if c.strip()))
+        if distinct:
+            rows = dict(zip(distinct, self.proba([""] * len(distinct), distinct), strict=True))
+            for k, c in enumerate(contexts):
+                if c in rows:
+                    out[k] = rows[c]
         return out
 
     def proba(
@@ -175,7 +137,23 @@ class DAClassifier:
         from taiwa.annotators.da_classifier.calibration import softmax
 
         x = self.features(contexts, replies, positions)
-        return softmax(self.model.scores(x), self.temperature)
+        return softmax(self.ruled(self.model.scores(x), replies), self.temperature)
+
+    @property
+    def question_rule(self) -> bool:
+        """Whether a reply that asks takes only the acts a question may be
+        (:mod:`.questions`; the model's ``meta["question_rule"]``)."""
+        return bool(self.meta.get("question_rule", False))
+
+    def ruled(self, scores: np.ndarray, replies: Sequence[str]) -> np.ndarray:
+        """``scores`` with the acts the question rule forbids at -inf (unchanged without it)."""
+        if not self.question_rule:
+            return scores
+        import numpy as np
+
+        from taiwa.annotators.da_classifier.questions import allowed_mask
+
+        return np.where(allowed_mask(replies, self.acts), scores, -np.inf)
 
     @property
     def temperature(self) -> float:
@@ -193,7 +171,7 @@ class DAClassifier:
         if not replies:
             return []
         x = self.features(contexts, replies, positions)
-        best = self.model.scores(x).argmax(axis=1)
+        best = self.ruled(self.model.scores(x), replies).argmax(axis=1)
         return [self.acts[int(k)] for k in best]
 
     def tag(self, context: str, reply: str) -> str:
@@ -295,7 +273,7 @@ def fit(
     """Seed 002 §5.2's recipe on ``examples``: pick the L2 strength on a 4:1 stratified
     train/validation split (training part upsampled) by validation cross-entropy, unless
     ``l2`` is given, then refit on all ``examples`` (upsampled) at that strength. With the
-    validation split, the temperature (:mod:`.da_calibration`) is fitted on it too, from the
+    validation split, the temperature (:mod:`.calibration`) is fitted on it too, from the
     model trained at the chosen strength on the training part (``meta["calibration"]``)."""
     import numpy as np
 

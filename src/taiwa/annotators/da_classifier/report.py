@@ -28,7 +28,8 @@ class TrainedClassifier(Protocol):
 
 
 def format_report(metrics: dict[str, Any], acts: Sequence[str]) -> str:
-    """The held-out table: per-class P/R/F1 of the default, macro-F1 of all three."""
+    """The held-out table: per-class P/R/F1 of the default, macro-F1 of all three (the majority
+    act is the split's own)."""
     per = metrics["default"]["per_class"]
     lines = [f"{'act':<16} {'P':>6} {'R':>6} {'F1':>6} {'n':>4}"]
     for act in acts:
@@ -36,10 +37,11 @@ def format_report(metrics: dict[str, Any], acts: Sequence[str]) -> str:
         lines.append(
             f"{act:<16} {r['precision']:6.3f} {r['recall']:6.3f} {r['f1']:6.3f} {r['support']:4d}"
         )
+    top = metrics["majority"].get("act", "?")
     for key, label in (
         ("default", "default"),
         ("char_ngram", "char-n-gram LR"),
-        ("majority", "majority class"),
+        ("majority", f"majority act {top}"),
     ):
         m = metrics[key]
         lines.append(f"macro-F1 {label:<16} {m['macro_f1']:.3f}  (accuracy {m['accuracy']:.3f})")
@@ -66,7 +68,7 @@ def differences(fresh: TrainedClassifier, shipped: TrainedClassifier) -> list[st
     ):
         if a.shape != b.shape or not np.allclose(a, b, rtol=1e-4, atol=1e-5):
             out.append(f"{name} differ")
-    for key in ("held_out_metrics", "training_data", "split"):
+    for key in ("held_out_metrics", "training_data", "held_out_data", "split", "question_rule"):
         if json.loads(json.dumps(fresh.meta.get(key))) != shipped.meta.get(key):
             out.append(f"{key} differs")
     if fresh.meta.get("training", {}).get("l2") != shipped.meta.get("training", {}).get("l2"):

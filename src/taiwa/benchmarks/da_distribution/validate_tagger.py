@@ -1,18 +1,21 @@
-"""``taiwa validate tagger`` for da-distribution (issues 16, 26): a chitchat11 tagger against
-gold labels (seed 002 §5.2, Table 5 layout), beside two baselines.
+"""``taiwa validate tagger`` for da-distribution (issues 16, 26, 38): a chitchat11 tagger
+against gold labels (seed 002 §5.2, Table 5 layout), beside two baselines.
 
 The gold file has the labelled-set shape ``{"id", "context", "reply", "act"}`` (every line
 checked: a missing field or an act outside chitchat11 is one error naming file, line and
-field). Without ``--data``: the two bundled held-out splits the default classifier never saw in
-training, reported apart — the *tidy* one (20 % of ``labelled.jsonl``) and the *chat-style*
-one (``chatstyle_heldout.jsonl``: dialogues written like spontaneous chat). With ``--data``:
-each file is a set of its own.
+field). Without ``--data``: the bundled held-out splits the default classifier never saw in
+training, reported apart (:data:`~taiwa.annotators.da_classifier.recipe.HELD_OUT_FILES`) — real
+recorded chats (``realchat_heldout.jsonl``, with the agreement of two labellers on 241 of its
+utterances beside it: the ceiling), system-style replies (``systemstyle_heldout.jsonl``), the
+tidy split and the chat-style one. With ``--data``: each file is a set of its own.
 
 On every set: accuracy and macro-F1 with 95 % bootstrap CIs, per-act P/R/F1, how often each act
 is predicted against how often it occurs, and the same figures of the baselines: the majority
-act of the default model's training data, and a char-n-gram-only logistic regression trained
-on that data by the same recipe (:func:`~taiwa.annotators.da_classifier.model.char_ngram_settings`,
-at the L2 strength recorded with the shipped model).
+act of the evaluated set itself, and a char-n-gram-only logistic regression trained on the
+default model's training data by the same recipe
+(:func:`~taiwa.annotators.da_classifier.model.char_ngram_settings`, at the L2 strength recorded
+with the shipped model). The report ends with what the tagger was trained and validated on, and
+the licences of those files.
 """
 
 from __future__ import annotations
@@ -27,28 +30,48 @@ if TYPE_CHECKING:
     from taiwa.benchmarks.da_distribution.tagging import Classifier
 
 BUNDLED = "bundled held-out split"
+NGRAM = "char-n-gram LR (same data)"
+CEILING_NOTE = (
+    "two labellers of the same kind (the team), so an optimistic ceiling: labellers of "
+    "another background would agree less"
+)
 
 
 def gold_sets(data: Sequence[Path]) -> dict[str, list[Example]]:
-    """Name → gold examples: each ``--data`` file, else the two bundled held-out splits."""
-    from taiwa.annotators.da_classifier.recipe import training_sets
+    """Name → gold examples: each ``--data`` file, else the bundled held-out splits."""
     from taiwa.annotators.da_classifier.encoder_train import checked_examples
+    from taiwa.annotators.da_classifier.recipe import held_out_sets
 
     if data:
         return {str(p): checked_examples(p) for p in data}
-    _, tests, _ = training_sets()
-    return {f"{name} {BUNDLED}": v for name, v in tests.items() if v}
+    return {f"{name} {BUNDLED}": v for name, v in held_out_sets().items() if v}
+
+
+def ceiling() -> dict[str, Any]:
+    """Cohen's κ of the two labellings of the real-chat held-out utterances labelled twice."""
+    import json
+    from importlib import resources
+
+    from taiwa.annotators.agreement import agreement
+    from taiwa.annotators.da_classifier.recipe import REAL_HELD_OUT_PATH, SECOND_LABELLER_PATH
+
+    first, second = (
+        {
+            (row := json.loads(line))["id"]: row["act"]
+            for line in resources.files("taiwa").joinpath(path).read_text("utf-8").splitlines()
+            if line.strip()
+        }
+        for path in (REAL_HELD_OUT_PATH, SECOND_LABELLER_PATH)
+    )
+    return {**agreement(first, second), "file": SECOND_LABELLER_PATH, "note": CEILING_NOTE}
 
 
 def set_report(
-    classifier: Classifier,
-    baseline: Classifier,
-    majority: str,
-    test: Sequence[Example],
-    seed: int,
+    classifier: Classifier, baseline: Classifier, test: Sequence[Example], seed: int
 ) -> dict[str, Any]:
-    """The tagger's and both baselines' label reports on one gold set, and the predicted vs
-    true count of each act."""
+    """The tagger's and both baselines' label reports on one gold set (the majority act is the
+    set's own), and the predicted vs true count of each act."""
+    from taiwa.annotators.da_classifier.recipe import own_majority
     from taiwa.annotators.validation import label_report
 
     gold = [e.act for e in test]
@@ -56,13 +79,17 @@ def set_report(
     acts = list(classifier.acts)
     pred: list[str | None] = list(classifier.tag_many(contexts, replies))
     ngram: list[str | None] = list(baseline.tag_many(contexts, replies))
+    majority = own_majority(test, acts)
     true_n, pred_n = Counter(gold), Counter(pred)
     return {
         "n": len(test),
+        "majority_act": majority,
         "labels": {
             classifier.name: label_report(gold, pred, acts, seed),
-            "char-n-gram LR (same data)": label_report(gold, ngram, acts, seed),
-            f"majority act ({majority})": label_report(gold, [majority] * len(gold), acts, seed),
+            NGRAM: label_report(gold, ngram, acts, seed),
+            f"majority act of this set ({majority})": label_report(
+                gold, [majority] * len(gold), acts, seed
+            ),
         },
         "counts": {a: {"true": true_n[a], "predicted": pred_n[a]} for a in acts},
     }
@@ -71,13 +98,13 @@ def set_report(
 def validate_tagger(spec: str, data: Sequence[Path], seed: int) -> dict[str, Any]:
     """The report of tagger ``spec`` (``default``, a ``taiwa da train`` directory or a chat
     model, :mod:`.llm_tagging`, whose repairs are counted) on the gold labels of ``data``
-    (default: both bundled held-out splits)."""
-    from taiwa.annotators.da_classifier.recipe import char_ngram_baseline, training_sets
+    (default: the bundled held-out splits)."""
+    from taiwa.annotators.da_classifier.recipe import REAL, char_ngram_baseline, training_sets
     from taiwa.benchmarks.da_distribution.llm_tagging import llm_classifier
     from taiwa.benchmarks.da_distribution.tagging import ModelTagger, check_tagger, load_classifier
     from taiwa.core.errors import TaiwaError
-    from taiwa.models.cache import default_cache_dir
     from taiwa.core.taxonomies import load_taxonomy
+    from taiwa.models.cache import default_cache_dir
 
     taxonomy = load_taxonomy("chitchat11")
     checked = check_tagger(spec, taxonomy, seed)
@@ -91,19 +118,22 @@ def validate_tagger(spec: str, data: Sequence[Path], seed: int) -> dict[str, Any
     train, _, _ = training_sets()
     acts = list(classifier.acts)
     baseline = char_ngram_baseline(train, acts, default_cache_dir())  # fitted once, kept
-    majority = Counter(e.act for e in train).most_common(1)[0][0]
     extra = {"repairs": classifier.repairs} if isinstance(checked, ModelTagger) else {}
+    meta = getattr(classifier, "meta", None) or {}
+    sets_report = {
+        name: set_report(classifier, baseline, test, seed) for name, test in sets.items()
+    }
+    if not data:
+        sets_report[f"{REAL} {BUNDLED}"]["ceiling"] = ceiling()
     return {
         **extra,
         "tagger": classifier.name,
         "files": list(sets),
         "seed": seed,
         "baselines_trained_on": "the default tagger's training data "
-        f"({len(train)} examples: tidy development split + chat-style train)",
-        "sets": {
-            name: set_report(classifier, baseline, majority, test, seed)
-            for name, test in sets.items()
-        },
+        f"({len(train)} examples: real-chat, system-style, tidy and chat-style training files)",
+        "provenance": meta.get("provenance"),
+        "sets": sets_report,
     }
 
 
@@ -136,8 +166,37 @@ def report_tables(report: Mapping[str, Any]) -> list[Any]:
             side.add_column(col, justify="left" if col == "tagger" else "right")
         for label, r in block["labels"].items():
             side.add_row(label, ci_cell(r["macro_f1_ci"]), ci_cell(r["accuracy"]), str(r["failed"]))
+        captions = []
+        if top := block.get("ceiling"):
+            side.add_row(
+                f"ceiling: two labellers, n={top['n']}, Cohen's κ {top['kappa']:.3f}",
+                "–",
+                f"{top['agreement']:.3f}",
+                "–",
+            )
+            captions.append(f"ceiling: {top['note']}")
         out += [per, confusion_table(main["confusion"], f"{set_name}: confusion"), side]
         if "repairs" in report:  # a chat model: what its answers needed
             done = ", ".join(f"{k}: {v}" for k, v in report["repairs"].items()) or "none"
-            side.caption = f"repairs of the model's answers: {done}"
+            captions.append(f"repairs of the model's answers: {done}")
+        side.caption = "\n".join(captions) or None
+    if report.get("provenance"):
+        out.append(provenance_table(name, report["provenance"]))
     return out
+
+
+def provenance_table(name: str, provenance: Mapping[str, Any]) -> Any:
+    """What the tagger was trained and validated on, each file with its licence."""
+    from rich.table import Table
+
+    table = Table(title=f"{name}: trained and validated on", title_justify="left")
+    for col in ("", "file", "what", "licence"):
+        table.add_column(col, overflow="fold")
+    for row in provenance.get("trained_on", []):
+        table.add_row("trained", row["file"].rsplit("/", 1)[-1], row["what"], row["licence"])
+    for row in provenance.get("validated_on", []):
+        what = f"{row['split']}: {row['what']}, n={row['n']}"
+        table.add_row("held out", row["file"].rsplit("/", 1)[-1], what, row["licence"])
+    if licence := provenance.get("model_licence"):
+        table.caption = f"the model's own licence: {licence}"
+    return table
