@@ -43,17 +43,24 @@ class WavInfo:
         return self.frames / self.sample_rate if self.sample_rate else 0.0
 
 
+def existing_file(path: str | Path) -> Path:
+    """``path`` if it is a regular file; else :class:`AudioFormatError` saying what it is (a
+    FIFO or a device is refused before it is opened: reading it could block)."""
+    from taiwa.core.io import path_kind
+
+    p = Path(path)
+    kind = path_kind(p)
+    if kind != "file":
+        found = {"missing": "no such file", "directory": "a directory"}.get(kind, "not a file")
+        raise AudioFormatError(f"an existing WAV file ({found})")
+    return p
+
+
 def wav_info(path: str | Path) -> WavInfo:
     """The header of ``path``; :class:`AudioFormatError` when it is missing or not a WAV file."""
     import soundfile as sf
 
-    from taiwa.core.io import path_kind
-
-    p = Path(path)
-    kind = path_kind(p)  # a FIFO or a device is refused before it is opened (it could block)
-    if kind != "file":
-        found = {"missing": "no such file", "directory": "a directory"}.get(kind, "not a file")
-        raise AudioFormatError(f"an existing WAV file ({found})")
+    p = existing_file(path)
     try:
         info = sf.info(str(p))
     except (RuntimeError, sf.LibsndfileError) as exc:  # corrupt, truncated or not audio

@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import BinaryIO
 
 from taiwa.core.errors import InputError
-from taiwa.core.io import path_kind, shown
-from taiwa.speech.wav import CHANNELS, SAMPLE_RATE, AudioFormatError
+from taiwa.core.io import shown
+from taiwa.speech.wav import CHANNELS, SAMPLE_RATE, AudioFormatError, existing_file
 
 MAX_AUDIO_SECONDS = 120.0
 """The longest audio file a method sends by default: a spoken turn lasts seconds (seed 000's
@@ -97,11 +97,7 @@ def _subtype(tag: int, bits: int) -> str:
 def read_wav_header(path: str | Path) -> WavHeader:
     """The header of ``path``; :class:`AudioFormatError` naming what is missing or wrong (not a
     file, not RIFF/WAVE, no ``fmt`` chunk before the ``data`` chunk, an unreadable ``fmt``)."""
-    p = Path(path)
-    kind = path_kind(p)  # a FIFO or a device is refused before it is opened (it could block)
-    if kind != "file":
-        found = {"missing": "no such file", "directory": "a directory"}.get(kind, "not a file")
-        raise AudioFormatError(f"an existing WAV file ({found})")
+    p = existing_file(path)
     try:
         with open(p, "rb") as fh:
             return _parse(fh, os.fstat(fh.fileno()).st_size)
