@@ -33,6 +33,9 @@ more digits, or a non-finite constant): text without it is parsed without the ch
 
 SUSPECT_BYTES = re.compile(SUSPECT.pattern.encode())
 
+_KEY_BEFORE = re.compile(r'"((?:[^"\\]|\\.)*)"\s*:\s*\[?\s*$')
+"""The key just before a value (or before the array it opens), to name a refused number."""
+
 
 class JSONSyntaxError(InputError):
     """Text that is not JSON at all (raised by :func:`loads`; a CSV cell that merely starts
@@ -85,13 +88,14 @@ def loads(
         else:
             obj = json.loads(text, parse_int=_int, parse_float=_float, parse_constant=_constant)
     except _Unbounded as exc:
-        at = line
-        if at is None:
-            at = text.count("\n", 0, max(text.find(exc.literal), 0)) + 1
+        pos = max(text.find(exc.literal), 0)
+        at = line if line is not None else text.count("\n", 0, pos) + 1
+        key = _KEY_BEFORE.search(text, max(0, pos - 300), pos)
+        field = key.group(1) if key is not None and len(key.group(1)) <= 80 else None
         shown = exc.literal
         if len(shown) > 24:
             shown = f"{shown[:12]}… ({len(shown):,} characters)"
-        raise InputError(source, at, None, NUMBER_LIMIT, shown) from None
+        raise InputError(source, at, field, NUMBER_LIMIT, shown) from None
     except json.JSONDecodeError as exc:
         cut = " (is the file truncated?)" if exc.pos >= len(text.rstrip()) else ""
         got = f"{exc.msg.removesuffix(' at')} at column {exc.colno}{cut}"
