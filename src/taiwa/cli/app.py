@@ -50,7 +50,9 @@ JsonOut = Annotated[
     Path | None,
     typer.Option("--json", help="Also write per-item scores and the summary to this JSON file."),
 ]
-Seed = Annotated[int, typer.Option(min=0, help="Seed of the bootstrap resampling (95 % CIs).")]
+Seed = Annotated[
+    int, typer.Option(min=0, max=2**63 - 1, help="Seed of the bootstrap resampling (95 % CIs).")
+]
 
 
 def _version(value: bool) -> None:
@@ -133,7 +135,9 @@ def score_wed(
 
     res = score_da_sequence_files(pred, gold, load_taxonomy(taxonomy), seed=seed)
     _finish(
-        res, score_tables.da_sequence_table(res, f"WED: {pred.name} vs {gold.name}", ("wed",)), json_out
+        res,
+        score_tables.da_sequence_table(res, f"WED: {pred.name} vs {gold.name}", ("wed",)),
+        json_out,
     )
 
 
@@ -156,7 +160,9 @@ def score_wlcs(
 
     res = score_da_sequence_files(pred, gold, load_taxonomy(taxonomy), seed=seed)
     _finish(
-        res, score_tables.da_sequence_table(res, f"WLCS: {pred.name} vs {gold.name}", ("wlcs",)), json_out
+        res,
+        score_tables.da_sequence_table(res, f"WLCS: {pred.name} vs {gold.name}", ("wlcs",)),
+        json_out,
     )
 
 
@@ -236,7 +242,11 @@ def score_rouge(
 
     res = score_rouge_files(pred, ref, seed=seed)
     _finish(
-        res, score_tables.rouge_table(res, f"ROUGE: {pred.name} vs {ref.name}"), json_out, "pred", "ref"
+        res,
+        score_tables.rouge_table(res, f"ROUGE: {pred.name} vs {ref.name}"),
+        json_out,
+        "pred",
+        "ref",
     )
 
 
