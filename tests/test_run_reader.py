@@ -226,7 +226,7 @@ SUMMARY_DAMAGE = [
     (("systems", "builtin:random", "accuracy", "n"), 0, "accuracy.n"),
     (("systems", "builtin:random", "accuracy", "value"), 40.0, "accuracy.value"),
     (("systems", "builtin:random", "accuracy", "ci_high"), 5e12, "accuracy.ci_high"),
-    (("systems", "builtin:random", "accuracy", "value"), 1e308, "'value'"),
+    (("systems", "builtin:random", "accuracy", "value"), 1e308, "accuracy.value'"),
     (("status",), "failures", "status"),
     (("n_samples",), 3, "systems.builtin:random.n"),
 ]
