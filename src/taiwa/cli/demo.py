@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 
 from taiwa.cli import score_tables
-from taiwa.display import tables
 from taiwa.cli.file_scoring import score_da_sequence_files, score_da_tag_file, score_rouge_files
 from taiwa.core.io import write_json
 from taiwa.core.samples import sample_path
 from taiwa.core.taxonomies import load_taxonomy
+from taiwa.display import tables
 
 if TYPE_CHECKING:
     from taiwa.harness.config import RunConfig
