@@ -48,7 +48,8 @@ ROOT = "taiwa"
 MAX_LINES = 400
 
 TOP_FLOOR = ("__main__", "cli")
-"""The top floor (the ``cli`` package and ``__main__``): the only code that may name the registry."""
+"""The top floor (the ``cli`` package and ``__main__``): the only code that may name the
+registry."""
 RUNNER_SIDE = (
     "taiwa.harness.runner",
     "taiwa.harness.config",
