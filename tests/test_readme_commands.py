@@ -215,9 +215,9 @@ def _run_in_order(tmp: Path, commands: list[str], *, fresh_cache: bool) -> None:
 
 
 def test_offline_readme_commands_run_verbatim_in_order(tmp_path: Path) -> None:
-    """The README's offline commands that need no LLM, verbatim and in the README's order, in
-    one fresh directory (so a default run directory of one command never collides with the
-    next: issue 24 point 6)."""
+    """The offline commands of the README and the site's pages that need no LLM, verbatim and in
+    their order, in one fresh directory (so a default run directory of one command never
+    collides with the next: issue 24 point 6)."""
     commands = [c for c in COMMANDS if reason_not_run(c) is None and not DEMO_LLM.search(c)]
     assert len(commands) >= 8
     _run_in_order(tmp_path, commands, fresh_cache=True)
@@ -234,14 +234,14 @@ def test_offline_readme_commands_run_verbatim_in_order(tmp_path: Path) -> None:
 @pytest.mark.slow
 @pytest.mark.timeout(7200)  # the demo LLM on every bundled set (its replies cached once)
 def test_all_runnable_readme_commands_run_verbatim_in_order(tmp_path: Path) -> None:
-    """Every runnable README command, those calling the embedded demo LLM included, in the
-    README's order in one fresh directory, with the session's response cache: conftest.py
+    """Every runnable command of the README and the site's pages, those calling the embedded
+    demo LLM included, in their order in one fresh directory, with the session's response
+    cache: conftest.py
     runs this test right after `taiwa demo`'s (tests/test_cli.py), on the same worker, so the
     demo-LLM requests the demo made cold (its da-response, da-distribution and intent runs use
-    `taiwa run`'s defaults and the README's items; the README's ROUGE-only chitchat command asks
-    what the demo's judged chitchat run asked) are answered from the cache, as a user's are
-    after `make demo` (tests/test_demo_spec.py checks that the README asks what the demo
-    asked)."""
+    `taiwa run`'s defaults and the pages' items; the ROUGE-only chitchat command asks what the
+    demo's judged chitchat run asked) are answered from the cache, as a user's are after
+    `make demo` (tests/test_demo_spec.py checks that the pages ask what the demo asked)."""
     commands = [c for c in COMMANDS if reason_not_run(c) is None]
     assert sum(bool(DEMO_LLM.search(c)) for c in commands) >= 5
     _run_in_order(tmp_path, commands, fresh_cache=False)
