@@ -35,7 +35,8 @@ NOT_RUN: dict[str, str] = {
 }
 """Commands in unmarked blocks not run here, each with why."""
 
-NEEDS = re.compile(r"<!--\s*needs:\s*(?P<needs>[^\n]+?)\s*-->")
+NEEDS = re.compile(r"^<!--\s*needs:\s*(?P<needs>[^\n]+?)\s*-->", flags=re.M)
+"""A marker: a line of its own."""
 BLOCK = re.compile(
     r"(?:^<!--\s*needs:\s*(?P<needs>[^\n]+?)\s*-->[ \t]*\n(?:[ \t]*\n)*)?"  # a marker, then
     r"^```bash\n(?P<body>.*?)^```",
