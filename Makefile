@@ -14,7 +14,7 @@ PYTEST_ARGS ?=
 # saved on the in-process tests measured earlier). PYTEST_WORKERS=0: serial.
 PYTEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 2) + 1 )))
 
-.PHONY: demo test install lint typecheck pytest bench clean chromium
+.PHONY: demo test install lint typecheck docs pytest bench clean chromium
 
 $(PY):
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "taiwa needs Python >= 3.11")'
@@ -57,6 +57,13 @@ lint: install
 typecheck: install
 	$(VENV)/bin/mypy src
 
+# The documentation site (mkdocs.yml, docs/): built in strict mode, so a broken link, a missing
+# anchor, a page left out of the nav or an API reference that does not resolve fails `make test`.
+# Into a temporary directory (nothing is written to the tree); offline, no web fonts.
+docs: install
+	@site=$$(mktemp -d) && trap 'rm -rf "$$site"' EXIT && \
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir "$$site"
+
 # pytest exits 5 when it collected no test: that must never count as a pass. The sources are
 # byte-compiled first: where PYTHONDONTWRITEBYTECODE is set (as on some CI machines) every
 # worker and every `taiwa` the tests start would compile them again (~60-100 ms a process).
@@ -82,7 +89,7 @@ chromium:
 	    exit 1; }; \
 	fi
 
-test: chromium lint typecheck pytest
+test: chromium lint typecheck docs pytest
 
 bench: install
 	$(PY) benchmarks/metrics_speed.py
