@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from taiwa.core.errors import EndpointError, InputError, TaiwaError
 from taiwa.core.io.json_doc import loads
+from taiwa.core.redact import redact
 from taiwa.models.base import ConcurrentModel, OnResponse, tally
 from taiwa.models.openai_errors import (
     FormatRejected,
@@ -40,7 +41,6 @@ from taiwa.models.openai_errors import (
     _unreachable,
 )
 from taiwa.models.types import ChatRequest, ChatResponse, Reply, Usage
-from taiwa.core.redact import redact
 
 log = logging.getLogger(__name__)
 
