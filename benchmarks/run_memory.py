@@ -8,7 +8,7 @@ a fresh cache; and ``-m builtin:parrot``, as a new user first tries it, issue 25
 and ``--large`` prompts, and ``taiwa run cohesion`` on the two
 ``--dialogues`` sizes, each in its own process through the real CLI, and prints each run's
 peak RSS (the kernel's ``ru_maxrss`` of that process) and the ratio large/small. Target:
-<= 1.2 for every method (issues 10, 40). Figures and what made memory grow: docs/speed.md.
+<= 1.2 for every method (issues 10, 40). Figures and what made memory grow: docs/benchmarks.md.
 """
 
 from __future__ import annotations

@@ -260,8 +260,8 @@ def register(app: typer.Typer, console: Console) -> None:
             raise
         res = execute(plan, show_progress=not quiet, overwrite=overwrite)
         from taiwa.display.tables import (
-            print_result,
-        )  # rich, imported after the run, not on its way
+            print_result,  # rich, imported after the run, not on its way
+        )
 
         print_result(console, res)
         mf.exit_on_failures(console, res.failures, len(plan.samples), max_failures)

@@ -28,7 +28,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from taiwa.core.errors import EndpointError, TaiwaError
+from taiwa.core.errors import EndpointError, InputError, TaiwaError
+from taiwa.core.io.json_doc import loads
 from taiwa.core.redact import redact
 from taiwa.models.base import ConcurrentModel, OnResponse, tally
 from taiwa.models.openai_errors import (
@@ -110,11 +111,14 @@ def checked_base_url(url: str) -> str:
     try:
         parts = urlsplit(url)
         ok = parts.scheme in ("http", "https") and bool(parts.hostname) and parts.port != 0
-    except ValueError:
+        if ok and parts.hostname:  # a name DNS can hold (a label of 64+ characters crashed)
+            parts.hostname.encode("idna")
+            ok = len(parts.hostname) <= 253
+    except (ValueError, UnicodeError):
         ok = False
     if not ok:
         raise TaiwaError(
-            f"bad --base-url {redact(url)!r}: expected http(s)://HOST[:PORT]/PATH, "
+            f"bad --base-url {redact(url)[:200]!r}: expected http(s)://HOST[:PORT]/PATH, "
             "e.g. http://localhost:8000/v1"
         )
     if parts.username is not None or parts.password is not None:
@@ -344,9 +348,9 @@ class OpenAITransport(ConcurrentModel):
             ) from None
         if 200 <= status < 300:
             try:
-                body = json.loads(raw)
+                body = loads(raw.decode("utf-8"), "the response body")
                 content = body["choices"][0]["message"]["content"]
-            except ValueError:
+            except (ValueError, InputError):
                 snippet = _error_text(raw)[:200]
                 raise RequestFailed(
                     f"unparsable response body (HTTP {status}): {snippet}", retryable=True
