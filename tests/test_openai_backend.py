@@ -14,6 +14,7 @@ import pytest
 from taiwa.core.errors import EndpointError, TaiwaError
 from taiwa.models import ChatMessage, ChatRequest, GenerationParams, ModelOptions, load_model
 from taiwa.models.openai_compat import OpenAICompatModel
+from taiwa.models.openai_errors import GIVE_UP_AFTER
 from taiwa.models.types import ContentPart
 from taiwa.testing.stub_server import StubState, serve
 
@@ -60,6 +61,32 @@ def test_persistent_failure_is_recorded_not_dropped() -> None:
     assert not out[0].ok and "500" in (out[0].error or "")
     assert out[0].error == "RequestFailed: HTTP 500: scripted 500 (gave up after 3 attempts)"
     assert state.hits == 6
+
+
+def test_a_model_gives_up_after_many_requests_in_a_row_failed_for_good() -> None:
+    # a server answering 500 to everything: each request spends its retries, then fails; after
+    # GIVE_UP_AFTER of them in a row the model stops rather than wait out every other request
+    state = StubState(fail_rate=1.0, fail_kinds=("500",))
+    with serve(state) as url, pytest.raises(EndpointError) as err:
+        asyncio.run(
+            _model(url, max_retries=1, concurrency=4).generate([_req(i) for i in range(200)])
+        )
+    assert f"failed {GIVE_UP_AFTER} requests in a row after their retries" in str(err.value)
+    assert "(the last: HTTP 500: " in str(err.value) and "gave up after 2 attempts" in str(
+        err.value
+    )
+    assert state.hits <= 2 * (GIVE_UP_AFTER + 4)  # those requests and the ones in flight
+
+
+def test_a_reply_between_failures_keeps_the_model_going() -> None:
+    # half the requests fail for good (no retries): never GIVE_UP_AFTER in a row
+    state = StubState(fail_rate=0.5, fail_kinds=("500",), fail_seed=3)
+    with serve(state) as url:
+        out = asyncio.run(
+            _model(url, max_retries=0, concurrency=4).generate([_req(i) for i in range(300)])
+        )
+    failed = sum(not r.ok for r in out)
+    assert len(out) == 300 and 100 < failed < 200
 
 
 @pytest.mark.parametrize("status", [400, 422])

@@ -6,7 +6,9 @@ request, too much at 64-way concurrency).
   ``choices[0].message.content``) are retried ``max_retries`` times with exponential backoff and
   full jitter (capped at 30 s, at least ``Retry-After``: delta-seconds or an HTTP date, itself
   cut to ``max_retry_wait``, with a note); any other 4xx is recorded at once; a
-  server that cannot be reached is retried for ``retry_window`` seconds.
+  server that cannot be reached is retried for ``retry_window`` seconds. After
+  :data:`~taiwa.models.openai_errors.GIVE_UP_AFTER` requests in a row failed for good, the
+  model stops (:class:`~taiwa.core.errors.EndpointError`), in a run as in ``taiwa validate``.
 * 401/403/404 stop the run (:class:`~taiwa.core.errors.EndpointError`); a rejected
   ``response_format`` while probing is a :class:`FormatRejected` for the protocol side
   (:mod:`taiwa.models.openai_compat`) to try the next mode.
@@ -31,6 +33,7 @@ from taiwa.core.io.json_doc import loads
 from taiwa.core.redact import redact
 from taiwa.models.base import ConcurrentModel, OnResponse, tally
 from taiwa.models.openai_errors import (
+    FailureStreak,
     FormatRejected,
     RequestFailed,
     _connect_error,
@@ -176,6 +179,8 @@ class OpenAITransport(ConcurrentModel):
         self.max_retry_wait = max_retry_wait
         self.retry_waits_cut = 0
         self.limiter = RateLimiter(rpm)
+        #: requests that failed for good in a row: :data:`GIVE_UP_AFTER` of them stop the model
+        self.streak = FailureStreak(self.base_url)
         self.timeout = timeout
         #: HTTP requests made (every attempt counts), for tests and run statistics.
         self.http_requests = 0
@@ -271,16 +276,22 @@ class OpenAITransport(ConcurrentModel):
         while True:
             await self.limiter.wait()
             try:
-                return await self._attempt(session, payload, probing)
+                reply = await self._attempt(session, payload, probing)
+                self.streak.answered()
+                return reply
             except RequestFailed as exc:
                 if not exc.retryable:
                     raise
                 now = time.monotonic()
                 down_since = (down_since or now) if exc.connection else None
                 reconnects = reconnects + 1 if exc.connection else 0
-                delay = self._retry_delay(
-                    exc, reconnects if exc.connection else attempt, now - (down_since or now)
-                )
+                try:
+                    delay = self._retry_delay(
+                        exc, reconnects if exc.connection else attempt, now - (down_since or now)
+                    )
+                except RequestFailed as final:  # its retries spent: one more in a row
+                    self.streak.failed(final)
+                    raise
                 attempt += 0 if exc.connection else 1
                 tally(retries=1)
             await asyncio.sleep(delay)

@@ -158,3 +158,18 @@ def load_model(spec: str | ModelSpec, options: ModelOptions | None = None) -> Ch
     from taiwa.models.transformers_backend import TransformersModel
 
     return TransformersModel(s.target, cache_dir=o.cache_dir or default_cache_dir())
+
+
+def load_checked_model(spec: str, options: ModelOptions | None = None) -> ChatModel:
+    """The model of ``spec`` with its endpoint checked before any request, as a run checks each
+    of its models (:meth:`ModelSpec.check`, then :meth:`ChatModel.check`: one line, fast, for a
+    server that cannot be reached or refuses the key); for commands that call a model outside
+    a run (``taiwa validate``, issue 42)."""
+    import asyncio
+
+    o = options or ModelOptions()
+    parsed = ModelSpec.parse(spec)
+    parsed.check(o)
+    model = load_model(parsed, o)
+    asyncio.run(model.check())
+    return model

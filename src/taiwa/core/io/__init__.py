@@ -17,6 +17,7 @@ from taiwa.core.io.json_doc import read_json_object
 from taiwa.core.io.jsonl import dumps, write_json, write_jsonl
 from taiwa.core.io.records import (
     check_id,
+    ids_checked,
     index_by_id,
     iter_records,
     iter_rows,
@@ -46,6 +47,7 @@ __all__ = [
     "check_writable",
     "decoded_lines",
     "dumps",
+    "ids_checked",
     "index_by_id",
     "iter_records",
     "iter_rows",
