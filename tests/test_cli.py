@@ -322,3 +322,23 @@ def test_the_command_asked_alone_behaves_as_the_whole_app(args: list[str]) -> No
     whole = runner.invoke(app, args, prog_name="taiwa", env={"COLUMNS": "100"})
     alone = runner.invoke(pruned, args, prog_name="taiwa", env={"COLUMNS": "100"})
     assert (alone.exit_code, alone.output) == (whole.exit_code, whole.output)
+
+
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (["run", "prompts", "--limt", "3"],
+         "error: no such option --limt; did you mean --limit? (taiwa run --help)"),
+        (["validate", "tagger", "--tager", "x"],
+         "error: no such option --tager; did you mean --tagger? (taiwa validate tagger --help)"),
+        (["run", "prompts", "--limit", "x"], "error: Invalid value for '--limit': "),
+        (["runn"], "error: No such command 'runn'. Did you mean 'run'? (taiwa --help)"),
+    ],
+)  # fmt: skip
+def test_a_misspelt_flag_is_one_line_with_the_closest_flag(args: list[str], line: str) -> None:
+    """Issue 42: a usage error is one line on stderr (not typer's five-line box), naming the
+    closest flag and where the help is; the exit code stays 2."""
+    r = taiwa(*args)
+    assert r.returncode == 2 and r.stdout == "", r
+    assert r.stderr.count("\n") == 1 and r.stderr.startswith(line), r.stderr
+    assert "╭" not in r.stderr and "Usage:" not in r.stderr
