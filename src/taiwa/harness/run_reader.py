@@ -16,6 +16,7 @@ from typing import Any
 from taiwa.core.errors import InputError, TaiwaError
 from taiwa.core.io import (
     decoded_lines,
+    json_problem,
     json_type,
     path_kind,
     read_json_object,
@@ -147,7 +148,7 @@ def _jsonl(path: Path, only: str = "") -> Iterator[tuple[int, dict[str, Any]]]:
             raise InputError(str(path), number, None, "finite numbers", got) from None
         except json.JSONDecodeError as exc:
             cut = " (is the file truncated?)" if not line.endswith("\n") else ""
-            got = f"{exc.msg} at column {exc.colno}{cut}"
+            got = json_problem(exc, line)[0] + cut
             raise InputError(str(path), number, None, "one JSON object per line", got) from None
         except RecursionError:
             raise InputError(str(path), number, None, "JSON nested less deep", "deeper") from None

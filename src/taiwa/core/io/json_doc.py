@@ -9,7 +9,14 @@ from pathlib import Path
 from typing import Any
 
 from taiwa.core.errors import InputError
-from taiwa.core.io.text import MAX_DEPTH, decoded_lines, json_type, path_kind, shown_path
+from taiwa.core.io.text import (
+    MAX_DEPTH,
+    decoded_lines,
+    json_problem,
+    json_type,
+    path_kind,
+    shown_path,
+)
 
 _NESTING = f"JSON nested at most {MAX_DEPTH} deep"
 
@@ -30,8 +37,8 @@ def read_json_object(
         obj = json.loads(text)
     except json.JSONDecodeError as exc:
         cut = " (is the file truncated?)" if exc.pos >= len(text.rstrip()) else ""
-        got = f"{exc.msg} at column {exc.colno}{cut}"
-        raise InputError(str(path), exc.lineno, None, "valid JSON", got) from None
+        got, line = json_problem(exc, text)
+        raise InputError(str(path), line, None, "valid JSON", got + cut) from None
     except RecursionError:
         raise InputError(
             str(path), None, None, f"JSON nested at most {MAX_DEPTH} deep", "deeper"

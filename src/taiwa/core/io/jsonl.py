@@ -13,7 +13,15 @@ from pydantic import BaseModel, ValidationError
 
 from taiwa.core.errors import InputError
 from taiwa.core.io.atomic import atomic_open
-from taiwa.core.io.text import MAX_DEPTH, check_values, decoded, decoded_lines, json_type, raw_lines
+from taiwa.core.io.text import (
+    MAX_DEPTH,
+    check_values,
+    decoded,
+    decoded_lines,
+    json_problem,
+    json_type,
+    raw_lines,
+)
 from taiwa.core.schema import MAX_TEXT_CHARS
 
 M = TypeVar("M", bound=BaseModel)
@@ -44,13 +52,8 @@ def _parse_line(p: Path, number: int, line: str) -> dict[str, Any]:
     try:
         obj = json.loads(line)
     except json.JSONDecodeError as exc:
-        raise InputError(
-            str(p),
-            number,
-            None,
-            "one JSON object per line",
-            f"{exc.msg.removesuffix(' at')} at column {exc.colno}",
-        ) from None
+        got, _ = json_problem(exc, line)
+        raise InputError(str(p), number, None, "one JSON object per line", got) from None
     except RecursionError:
         raise InputError(
             str(p), number, None, f"JSON nested at most {MAX_DEPTH} deep", "deeper"
