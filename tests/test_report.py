@@ -494,6 +494,44 @@ def test_combined_tables_say_when_item_sets_differ(runs: dict[str, Path], tmp_pa
     assert "not on the same items" in md.read_text("utf-8")
 
 
+def test_the_combined_intent_table_appears_whenever_runs_differ(tmp_path: Path) -> None:
+    """Issue 42: intent's headline table holds item counts in its headers (``全体 (n=99)``);
+    runs over different items, and two seeds of one system, still get the combined table,
+    with a note saying how they differ; ``taiwa compare`` names their items without
+    ``--limit None``."""
+    from report_runs import _run
+    from taiwa.core.errors import TaiwaError
+    from taiwa.report.compare_runs import compare_runs
+    from taiwa.report.leaderboard import write_leaderboard
+
+    cache = {"cache_dir": tmp_path / ".cache"}
+    root = tmp_path / "intent"
+    s0 = _run(root / "s0", "intent", models=["builtin:random"], **cache)
+    s1 = _run(root / "s1", "intent", models=["builtin:random"], seed=1, **cache)
+    l20 = _run(root / "l20", "intent", models=["builtin:random"], limit=20, **cache)
+
+    seeds = write_report([s0, s1], tmp_path / "seeds.html", methods=all_methods())
+    merged = seeds.read_text("utf-8").split("all 2 runs", 1)[1].split("<h3", 1)[0]
+    assert "note: the runs differ in their settings (s0: --seed 0; s1: --seed 1)" in merged
+    assert "全体<br>(n=99)" in merged and "not on the same items" not in merged
+
+    counts = write_report([s0, l20], tmp_path / "counts.html", methods=all_methods())
+    merged = counts.read_text("utf-8").split("all 2 runs", 1)[1].split("<h3", 1)[0]
+    assert "note: the runs were not on the same items" in merged
+    assert "l20: 20 items of items.jsonl (--limit 20); s0: 99 items of items.jsonl" in merged
+    assert ">全体</th>" in merged and "(n=" not in merged  # the counts differ: left out
+    assert merged.count("builtin:random") == 2
+
+    _, md = write_leaderboard(root, tmp_path / "lb.html", methods=all_methods())
+    board = md.read_text("utf-8")
+    assert board.count("## intent") == 1 and "differ in their settings" in board
+
+    with pytest.raises(TaiwaError) as info:
+        compare_runs([l20, s0], all_methods())
+    assert "(99 items of items.jsonl vs 20 items of items.jsonl (--limit 20))" in str(info.value)
+    assert "None" not in str(info.value)
+
+
 def test_joined_titles_keep_their_parentheses() -> None:
     from taiwa.report.rich_html import TableData, as_text, join_tables
 

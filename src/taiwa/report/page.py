@@ -142,15 +142,17 @@ def _section(method: Any, run: RunData) -> tuple[list[Any], Section]:
 
 
 def merged_headline(runs: Sequence[RunData], firsts: Sequence[TableData]) -> TableData | None:
-    """One table of every run's headline (first) table when they share their columns, with a
-    leading ``run`` column; ``None`` otherwise."""
+    """One table of every run's headline (first) table when they share their columns (item
+    counts aside), with a leading ``run`` column and a note when the runs were not on the same
+    items or not made with the same settings; ``None`` otherwise."""
     if len(firsts) < 2 or len({t.header_key for t in firsts}) != 1:
         return None
-    from taiwa.report.grouping import item_sets_note
+    from taiwa.report.grouping import item_sets_note, settings_note
     from taiwa.report.rich_html import join_tables
 
     joined = join_tables([r.path.name for r in runs], firsts)
-    joined.caption = "\n".join(x for x in (item_sets_note(runs), joined.caption) if x)
+    notes = (item_sets_note(runs), settings_note(runs), joined.caption)
+    joined.caption = "\n".join(x for x in notes if x)
     return joined
 
 
