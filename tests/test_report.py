@@ -426,16 +426,17 @@ def test_lift_heatmaps_share_one_scale_and_mark_missing_cells() -> None:
 
 def test_a_long_system_name_is_cut_in_the_charts_not_in_the_tables() -> None:
     """A system named by a long path (``replay:/a/long/dir/ones.jsonl``) narrowed the charts'
-    axes to nothing (matplotlib: "axes sizes collapsed to zero"): the charts show it cut in
-    the middle, its start and its file name kept, and lay out without a warning."""
+    axes to nothing (matplotlib: "axes sizes collapsed to zero"): the charts show it shortened
+    from its start, its file name kept, and lay out without a warning."""
     import warnings
 
     from taiwa.report.figures import CHART_LABEL, chart_label, grouped_bars
     from taiwa.report.forest import forest_svg
 
     long = "replay:/home/someone/experiments/2026-11/a_rather_long_directory/ones.jsonl"
-    cut = chart_label(long)
-    assert len(cut) == CHART_LABEL and cut.startswith("replay:/home") and cut.endswith(".jsonl")
+    cut = chart_label(long)  # shortened from its start: its file name and directory stay
+    assert cut == "…a_rather_long_directory/\nones.jsonl"
+    assert all(len(line) <= CHART_LABEL for line in cut.splitlines())
     assert chart_label("builtin:random") == "builtin:random"
     diff = {"value": 0.3, "ci_low": 0.1, "ci_high": 0.5}
     block = {
@@ -451,6 +452,55 @@ def test_a_long_system_name_is_cut_in_the_charts_not_in_the_tables() -> None:
         bars = grouped_bars([long, "human"], {"accuracy": [estimate, estimate]}, "accuracy")
     for svg in (forest, bars):
         assert long not in svg and "ones.jsonl" in svg
+
+
+@pytest.mark.parametrize(
+    ("name", "label"),
+    [
+        ("builtin:random: random n (mean)", "builtin:random:\nrandom n (mean)"),
+        ("cascade:whisper-base+demo: random n (mean)",
+         "cascade:whisper-base+demo:\nrandom n (mean)"),
+        ("cascade:whisper-large-v3+openai:Qwen2.5-7B-Instruct",
+         "cascade:whisper-large-v3+\nopenai:Qwen2.5-7B-Instruct"),
+        ("openai:Qwen2.5-7B-Instruct-Q4_K_M: first n",
+         "openai:Qwen2.5-\n7B-Instruct-Q4_K_M: first n"),
+        ("builtin:random", "builtin:random"),
+    ],
+)  # fmt: skip
+def test_chart_labels_never_cut_a_name_in_the_middle(name: str, label: str) -> None:
+    """Issue 42 (``builtin:random…random n (mean)``, ``cascade:whispe…ase+demo``): a name
+    too long for a chart is wrapped at a space, ``+``, ``:`` or ``/`` first, or shortened from
+    its start; no ``…`` inside it; a pair of long names in the forest plot is two lines."""
+    from taiwa.report.figures import CHART_LABEL, chart_label, pair_label
+
+    assert chart_label(name) == label
+    assert all(len(line) <= CHART_LABEL for line in label.splitlines())
+    pair = pair_label(name, "human")
+    assert "…" not in pair[1:] and pair.endswith("human")
+    assert len(pair.splitlines()) <= 2 and all(len(x) <= CHART_LABEL for x in pair.splitlines())
+
+
+@pytest.mark.parametrize("sizes", [[5, 8], [4, 6], [2, 3], [5, 10, 15]])
+def test_count_axes_have_whole_ticks(sizes: list[int], tmp_path: Path) -> None:
+    """Issue 42: an axis of counts (intent's n items, da-distribution's batch size) has ticks
+    at whole numbers only (matplotlib put 7.5 items between 5 and 8)."""
+    from taiwa.benchmarks.da_distribution.plots import write_curve_svg
+    from taiwa.benchmarks.intent.plots import stability_svg
+
+    points = [{"n": n, "prefix_gap": 0.1, "random_mean_gap": 0.05} for n in sizes]
+    svg = stability_svg({"builtin:random": {"points": points, "threshold": 0.02}})
+    texts = re.findall(r"<text[^>]*>([^<]*)</text>", svg)
+    ticks = texts[: texts.index("n (items)")]
+    assert ticks and all(t.isdigit() for t in ticks), ticks
+
+    from types import SimpleNamespace as NS
+
+    agreement = NS(value=0.9, low=0.8, high=1.0)
+    curve = NS(metric="dae", points=[NS(batch_size=n, agreement=agreement) for n in sizes])
+    write_curve_svg({"a → b": curve}, tmp_path / "curve.svg")  # type: ignore[dict-item]
+    texts = re.findall(r"<text[^>]*>([^<]*)</text>", (tmp_path / "curve.svg").read_text("utf-8"))
+    ticks = texts[: texts.index("batch size")]
+    assert ticks and all(t.isdigit() for t in ticks), ticks
 
 
 def test_a_chart_with_nothing_to_draw_is_one_line(tmp_path: Path) -> None:
