@@ -101,9 +101,9 @@ def provenance(run: RunData) -> Html:
 
 def failures(run: RunData) -> Html:
     """Failure counts per stage (with the failed rows' first reasons, read from the stage
-    files), the calls per role (errors, repaired and still-invalid outputs) and the tokens and
-    cost per role."""
-    from taiwa.display.tables import calls_table, cost_table
+    files), the calls per role (errors, repaired and still-invalid outputs), the tokens and
+    cost per role and the run's total."""
+    from taiwa.display.tables import calls_table, cost_table, totals_line
 
     s = run.summary
     counts = ", ".join(f"{k}: {v}" for k, v in s["failures"].items()) or "no stage"
@@ -129,9 +129,11 @@ def failures(run: RunData) -> Html:
             )
     if s["calls"]:
         parts.append(renderable_html(calls_table(s["calls"])))
-        cost = cost_table(s["calls"])
+        cost = cost_table(s["calls"], s.get("totals"))
         if cost is not None:
             parts.append(renderable_html(cost))
+        if s.get("totals"):
+            parts.append(tag("p", totals_line(s["totals"])))
     return join(parts)
 
 
