@@ -430,7 +430,8 @@ def test_a_long_system_name_is_cut_in_the_charts_not_in_the_tables() -> None:
     from its start, its file name kept, and lay out without a warning."""
     import warnings
 
-    from taiwa.report.figures import CHART_LABEL, chart_label, grouped_bars
+    from taiwa.report.chart_labels import CHART_LABEL, chart_label
+    from taiwa.report.figures import grouped_bars
     from taiwa.report.forest import forest_svg
 
     long = "replay:/home/someone/experiments/2026-11/a_rather_long_directory/ones.jsonl"
@@ -471,7 +472,7 @@ def test_chart_labels_never_cut_a_name_in_the_middle(name: str, label: str) -> N
     """Issue 42 (``builtin:random…random n (mean)``, ``cascade:whispe…ase+demo``): a name
     too long for a chart is wrapped at a space, ``+``, ``:`` or ``/`` first, or shortened from
     its start; no ``…`` inside it; a pair of long names in the forest plot is two lines."""
-    from taiwa.report.figures import CHART_LABEL, chart_label, pair_label
+    from taiwa.report.chart_labels import CHART_LABEL, chart_label, pair_label
 
     assert chart_label(name) == label
     assert all(len(line) <= CHART_LABEL for line in label.splitlines())

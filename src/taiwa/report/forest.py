@@ -11,7 +11,8 @@ from typing import Any
 
 from taiwa.display.charts import svg_string
 from taiwa.display.section import Figure
-from taiwa.report.figures import FIG_WIDTH, FONT, legend_outside, pair_label
+from taiwa.report.chart_labels import pair_label
+from taiwa.report.figures import FIG_WIDTH, FONT, legend_outside
 
 SIGNIFICANT = "#c0392b"
 OTHER = "#7f7f7f"
