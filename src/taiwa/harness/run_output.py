@@ -120,6 +120,7 @@ def run_summary(
         "seconds": seconds,
         "notes": [
             *summary.notes,
+            *pool.notes(),
             *(
                 f"--price {name}: names none of this run's models (by SPEC or model name)"
                 for name in pool.unpriced(plan.config.prices)
