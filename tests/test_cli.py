@@ -342,3 +342,19 @@ def test_a_misspelt_flag_is_one_line_with_the_closest_flag(args: list[str], line
     assert r.returncode == 2 and r.stdout == "", r
     assert r.stderr.count("\n") == 1 and r.stderr.startswith(line), r.stderr
     assert "╭" not in r.stderr and "Usage:" not in r.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["run", "da-distribution", "-m", "human", "--tagger", "runs/my-bert"],
+        ["validate", "tagger", "--tagger", "runs/my-bert"],
+    ],
+)
+def test_a_tagger_directory_that_is_not_there_says_so(args: list[str], tmp_path: Path) -> None:
+    """Issue 42: ``--tagger runs/my-bert`` (a path, not there) is "no such directory", not
+    "bad model spec"."""
+    missing = str(tmp_path / "runs" / "my-bert")
+    r = taiwa_main(*[missing if a == "runs/my-bert" else a for a in args])
+    assert r.returncode == 2 and "no such directory" in r.stderr, r.stderr
+    assert "bad model spec" not in r.stderr and r.stderr.count("\n") == 1
