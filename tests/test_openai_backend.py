@@ -7,6 +7,7 @@ import json
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -348,3 +349,39 @@ def test_message_content_must_be_text() -> None:
         with pytest.raises(RequestFailed) as info:
             _content_text(bad, b"{}")
         assert info.value.retryable
+
+
+def test_timeouts_from_queueing_at_a_one_slot_server_get_a_hint(
+    caplog: pytest.LogCaptureFixture, tmp_path: Path
+) -> None:
+    """Issue 42: at --concurrency 8 against a server answering one request at a time (0.3 s
+    each; llama-cpp-python's default), the requests at the back of its queue time out though
+    the server is quick: a warning at the first such timeout and a note in the run's summary
+    say to lower --concurrency; a server simply slower than the timeout, or one request at a
+    time, gets no such hint."""
+    from taiwa.benchmarks import get_method
+    from taiwa.harness.config import RunConfig
+    from taiwa.harness.runner import run
+
+    data = tmp_path / "prompts.jsonl"
+    data.write_text("".join(f'{{"id": "q{k}", "prompt": "質問{k}"}}\n' for k in range(8)), "utf-8")
+
+    def _run(state: StubState, name: str, **cfg: object) -> list[str]:
+        with serve(state) as url:
+            config = RunConfig(method="prompts", models=["openai:stub"], base_url=url, data=data,
+                               out=tmp_path / name, no_cache=True, max_retries=1,
+                               **cfg)  # type: ignore[arg-type]  # fmt: skip
+            res = run(config, get_method("prompts"), show_progress=False)
+            deadline = time.monotonic() + 30
+            while state.ok < state.hits and time.monotonic() < deadline:
+                time.sleep(0.05)  # the server's queue runs dry before it stops
+        return [n for n in res.summary["notes"] if "--concurrency" in n]
+
+    caplog.set_level("WARNING")
+    notes = _run(StubState(latency=0.3, slots=1), "queued", concurrency=8, timeout=1.0)
+    assert len(notes) == 1 and "--concurrency 8" in notes[0], notes
+    assert re.search(r"answered one in 0\.[345] s", notes[0]) and "one slot by" in notes[0]
+    warned = [r.getMessage() for r in caplog.records if "--concurrency 8" in r.getMessage()]
+    assert len(warned) == 1  # once, at the first such timeout
+    assert not _run(StubState(latency=0.3, slots=1), "one", concurrency=1, timeout=1.0)
+    assert not _run(StubState(latency=1.5), "slow", concurrency=4, timeout=1.0)

@@ -43,6 +43,7 @@ from taiwa.models.openai_errors import (
     _retry_after,
     _unreachable,
 )
+from taiwa.models.queue_watch import QueueWatch
 from taiwa.models.types import ChatRequest, ChatResponse, Reply, Usage
 
 log = logging.getLogger(__name__)
@@ -184,6 +185,8 @@ class OpenAITransport(ConcurrentModel):
         self.timeout = timeout
         #: HTTP requests made (every attempt counts), for tests and run statistics.
         self.http_requests = 0
+        #: timeouts that came from waiting for a free slot of the server (:meth:`run_notes`)
+        self.queue = QueueWatch(redact(self.base_url), self.timeout, concurrency)
         self._chat_url = _endpoint(self.base_url, "chat/completions")
         self.identity = f"{redact(self.base_url)}|{model}"
 
@@ -328,6 +331,10 @@ class OpenAITransport(ConcurrentModel):
             return self.max_retry_wait
         return max(delay, exc.retry_after)
 
+    def run_notes(self) -> list[str]:
+        """Notes for the run's summary: timeouts that came from queueing (:class:`QueueWatch`)."""
+        return self.queue.notes()
+
     async def _attempt(
         self, session: aiohttp.ClientSession, payload: bytes, probing: bool
     ) -> Reply:
@@ -335,17 +342,21 @@ class OpenAITransport(ConcurrentModel):
 
         url = self._chat_url
         self.http_requests += 1
+        started, status = self.queue.start(), 0
         try:
             async with session.post(url, data=payload) as resp:
                 status = resp.status
                 raw = await resp.read()
                 retry_after = resp.headers.get("Retry-After") if status == 429 else None
         except TimeoutError:
+            self.queue.timed_out()
             raise RequestFailed(f"timeout after {self.timeout} s", retryable=True) from None
         except aiohttp.ClientError as exc:
             raise RequestFailed(
                 _connect_error(exc, url), retryable=True, connection=_unreachable(exc)
             ) from None
+        finally:
+            self.queue.end(started, answered=200 <= status < 300)
         if 200 <= status < 300:
             try:
                 body = loads(raw.decode("utf-8"), "the response body")

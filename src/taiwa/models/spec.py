@@ -19,6 +19,14 @@ AUDIO_KINDS = ("openai", "cascade", "replay")
 any text model), and replayed answers (recorded from whatever heard the audio)."""
 
 
+def looks_like_path(spec: str) -> bool:
+    """Whether ``spec``, no model SPEC (no ``openai:``, ``gguf:`` ... prefix), reads as a
+    path: it holds a ``/`` or starts with ``.`` or ``~`` (``runs/my-bert``, ``./model``)."""
+    if spec == "demo" or spec.partition(":")[0] in KINDS:
+        return False
+    return "/" in spec or "\\" in spec or spec.startswith((".", "~"))
+
+
 @dataclass(frozen=True)
 class ModelSpec:
     """A parsed SPEC: the backend kind and its target (model name, path or built-in name)."""
