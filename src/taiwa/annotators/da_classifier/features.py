@@ -28,9 +28,9 @@ Blocks of one feature row (see :class:`FeatureSettings` for the sizes):
    scaled by ``word_scale``;
 8. optional (``casual``, issue 26): the n-grams of blocks 1–2 and the morphemes are read from
    the casual core (:func:`~taiwa.annotators.da_classifier.chat_text.casual_form`: laughter,
-   lengthening, fillers and punctuation normalised away), and the shape flags it returns (question,
-   exclamation, period, ellipsis, laughter, filler, lengthening) plus ``opening`` (no previous
-   utterance) are a block of their own;
+   lengthening, fillers and punctuation normalised away), and the shape flags it returns
+   (question, exclamation, period, ellipsis, laughter, filler, lengthening) plus ``opening``
+   (no previous utterance) are a block of their own;
 9. optional (``prev_acts``, issue 26): the probabilities of the previous utterance's act, one
    column per act, scaled by ``prev_scale``, given by the caller (``prev``; the shipped model
    gets them from its context tagger, :mod:`.previous_act`); zeros for an opening;
