@@ -68,9 +68,14 @@ def test_model_files_load_without_pickle(shipped: dac.DAClassifier) -> None:
     assert meta["version"] == dac.VERSION
     assert meta["taxonomy"] == "chitchat11"
     assert meta["acts"] == [a.name for a in load_taxonomy("chitchat11").acts]
-    for path in (dac.DATA_PATH, recipe.CHAT_TRAIN_PATH, recipe.CHAT_HELD_OUT_PATH):
+    for path in recipe.TRAINING_FILES:
         raw = resources.files("taiwa").joinpath(path).read_bytes()
         assert meta["training_data"]["files"][path] == hashlib.sha256(raw).hexdigest()
+    for path, _, _ in recipe.HELD_OUT_FILES.values():
+        raw = resources.files("taiwa").joinpath(path).read_bytes()
+        assert meta["held_out_data"][path] == hashlib.sha256(raw).hexdigest()
+    assert meta["question_rule"] is True and shipped.question_rule
+    assert [r["file"] for r in meta["provenance"]["trained_on"]] == list(recipe.TRAINING_FILES)
     # a setting added after the model was saved (ending_cross) loads with its default
     full = replace(recipe.default_settings(), prev_acts=11)
     settings = full.to_json()
@@ -110,7 +115,8 @@ def test_held_out_figures_are_the_recorded_ones(
         contexts, replies = [e.context for e in test], [e.reply for e in test]
         default = class_report(gold, shipped.tag_many(contexts, replies), acts)
         char_ngram = class_report(gold, ngram.tag_many(contexts, replies), acts)
-        majority = class_report(gold, recipe.majority_baseline(train, test), acts)
+        top = recipe.own_majority(test, acts)
+        majority = class_report(gold, [top] * len(gold), acts)
         print(
             f"\n{name} held-out macro-F1 (n={len(test)}): default {default['macro_f1']:.3f}, "
             f"char-n-gram LR {char_ngram['macro_f1']:.3f}, majority {majority['macro_f1']:.3f}"
@@ -411,7 +417,7 @@ def test_features() -> None:
 def test_cli_evaluate_prints_the_table(capsys: pytest.CaptureFixture[str]) -> None:
     assert recipe.main(["--evaluate"]) == 0
     out = capsys.readouterr().out
-    assert "macro-F1 default" in out and "majority class" in out and ECHO in out
+    assert "macro-F1 default" in out and "majority act" in out and ECHO in out
 
 
 def test_taiwa_da_evaluate_prints_the_recorded_figures() -> None:
@@ -420,11 +426,16 @@ def test_taiwa_da_evaluate_prints_the_recorded_figures() -> None:
     proc = taiwa_main("da", "evaluate")
     assert proc.returncode == 0, proc.stderr
     meta = dac.DAClassifier.load().meta["held_out_metrics"]
-    for name in (recipe.TIDY, recipe.CHAT):
+    for name in recipe.HELD_OUT_FILES:
         for key in ("default", "char_ngram", "majority"):
             assert f"{meta[name][key]['macro_f1']:.3f}" in proc.stdout
         assert f"{name} held-out split (n={meta[name]['default']['n']})" in proc.stdout
-    assert "うなずき・おうむ返し" in proc.stdout and "(n=245)" in proc.stdout
+        assert f"majority act of this split ({meta[name]['majority']['act']})" in proc.stdout
+    assert (
+        "うなずき・おうむ返し" in proc.stdout
+        and "(n=245)" in proc.stdout
+        and "(n=721)" in proc.stdout
+    )
 
 
 def test_taiwa_da_check_exits_1_when_the_rebuild_differs(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -52,7 +52,9 @@ ASKING = [
 def test_asks_reads_the_last_sentence() -> None:
     for _, reply in ASKING:
         assert asks(reply), reply
-    assert last_sentence("いいですね！何犬ですか？（笑）") == "何犬ですか?"  # NFKC; a bare laugh is no sentence
+    assert (
+        last_sentence("いいですね！何犬ですか？（笑）") == "何犬ですか?"
+    )  # NFKC; a bare laugh is no sentence
     assert sentence_count("いいですね！何犬ですか？（笑）") == 2
     assert sentence_count("はい") == 1
     # a question in the middle: the reply ends by telling, the model decides
