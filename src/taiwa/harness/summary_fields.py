@@ -19,7 +19,7 @@ _OBJECTS = (
     "accuracy_dependent accuracy_independent acts agreement annotator bins by_task chars chi2 "
     "cohesive_share consistency corrected correlation_agents_only correlation_all dae dami "
     "dialogue_mean distinct1 distinct2 exact_sequence extracted flip_rate forfeits "
-    "gold_first groups held_out_macro_f1 human_rate identical_replies items japanese_share "
+    "gold_first groups held_out_macro_f1 human_rate identical_replies japanese_share "
     "judge_quality judge_vs_human_items max_insertion max_substitution mean_rank mean_ranks "
     "min_wed pairwise pairwise_detail precision prev_acts rating_histogram recall repairs "
     "rouge1 rouge2 rougeL rougeL_by_task shares single stability tagger tagger_validation "
