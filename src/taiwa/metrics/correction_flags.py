@@ -1,0 +1,72 @@
+"""Flags on a number corrected through an instrument's validation (a tagger's confusion on
+gold labels): where the correction's simulation says it is unreliable, where the run's own
+labels say the validation does not describe this data, and where the validation's text is of
+another style than the text scored (issue 38; DESIGN.md "Flags are data").
+
+Like :mod:`taiwa.metrics.flags`, whose :class:`~taiwa.metrics.flags.Flag` these are, this
+module knows no method: the method names the number (``on``) and the instrument.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from taiwa.metrics.flags import Flag
+
+CORRECTION_N = "correction-small-n"
+OFF_VALIDATION = "off-validation"
+VALIDATION_STYLE = "validation-style"
+
+OFF_VALIDATION_GAP = 0.10
+"""How far below its validation accuracy an instrument's agreement with the run's own labels
+must be (with the accuracy above the agreement's 95 % CI too) to be flagged: sampling alone
+puts 240 labelled replies within about ±0.06 of the accuracy."""
+
+
+def correction_floor(n: int, floor: int, on: str) -> Flag | None:
+    """A corrected value from fewer than ``floor`` items: the simulation that checks the
+    correction's bias and coverage (``docs/correction.md``) does not hold there."""
+    if n >= floor:
+        return None
+    return Flag(
+        CORRECTION_N,
+        on,
+        f"n={n} < {floor}: below the n where the correction's bias stays within 0.05 bits and "
+        "its 95 % CI covers the truth (docs/correction.md); read it as a rough value",
+    )
+
+
+def off_validation(
+    agreement: Mapping[str, Any], accuracy: float | None, on: str, instrument: str
+) -> Flag | None:
+    """The instrument agrees with the run's own labels (``agreement``: an estimate of the
+    share of labelled items it gets right) far less than its validation accuracy: at least
+    :data:`OFF_VALIDATION_GAP` below it, with the accuracy above the agreement's 95 % CI. The
+    confusion measured on the validation set then does not describe this data, and neither
+    does a number corrected through it."""
+    value, high = agreement.get("value"), agreement.get("ci_high")
+    if accuracy is None or value is None or high is None:
+        return None
+    if accuracy - value < OFF_VALIDATION_GAP or high >= accuracy:
+        return None
+    return Flag(
+        OFF_VALIDATION,
+        on,
+        f"{instrument} agrees with this run's labels {value:.0%} of the time "
+        f"[{agreement['ci_low']:.0%}, {high:.0%}] (n={agreement['n']}), far below its "
+        f"validation accuracy {accuracy:.0%}: the confusion the value is corrected through does "
+        "not describe these texts",
+    )
+
+
+def validation_style(on: str, validated: str, scored: str) -> Flag:
+    """The value is corrected through a validation on ``validated`` text while the text
+    scored is ``scored``: the instrument's errors differ between styles (a tagger checked on
+    human chat confuses other acts in an assistant's replies)."""
+    return Flag(
+        VALIDATION_STYLE,
+        on,
+        f"corrected through a validation on {validated}, but these are {scored}: the "
+        "instrument's errors there may differ",
+    )
