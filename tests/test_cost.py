@@ -17,8 +17,9 @@ from rich.console import Console
 
 from cli import taiwa_main
 from taiwa.benchmarks import get_method
-from taiwa.display.console import make_console
 from taiwa.core.errors import TaiwaError
+from taiwa.display.console import make_console
+from taiwa.display.tables import calls_table, cost_table
 from taiwa.harness.config import RunConfig
 from taiwa.harness.cost import add_cost, parse_price, price_for, read_prices
 from taiwa.harness.pool import RoleModel
@@ -26,7 +27,6 @@ from taiwa.harness.runner import run
 from taiwa.models.openai_compat import OpenAICompatModel
 from taiwa.models.types import ChatMessage, ChatRequest, GenerationParams
 from taiwa.testing.stub_server import StubState, serve
-from taiwa.display.tables import calls_table, cost_table
 
 
 def _prompts(tmp_path: Path, n: int) -> Path:

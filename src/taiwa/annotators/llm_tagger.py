@@ -16,9 +16,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from taiwa.core.schema import Taxonomy
 from taiwa.harness.method import RE_ASKED
 from taiwa.models.json_replies import extract_json
-from taiwa.core.schema import Taxonomy
 
 if TYPE_CHECKING:
     from taiwa.models.types import ChatRequest, GenerationParams

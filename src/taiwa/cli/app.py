@@ -15,10 +15,10 @@ from taiwa.cli.help import one_line_summaries, only_the_command_asked, show_flag
 from taiwa.cli.report import register as register_report
 from taiwa.cli.run import register as register_run
 from taiwa.cli.validate import validate_app
-from taiwa.display.console import make_console
 from taiwa.core.errors import TaiwaError
-from taiwa.metrics.flags import small_n_lines
+from taiwa.display.console import make_console
 from taiwa.harness.collector import exiting
+from taiwa.metrics.flags import small_n_lines
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -133,7 +133,9 @@ def score_wed(
 
     res = score_da_sequence_files(pred, gold, load_taxonomy(taxonomy), seed=seed)
     _finish(
-        res, score_tables.da_sequence_table(res, f"WED: {pred.name} vs {gold.name}", ("wed",)), json_out
+        res,
+        score_tables.da_sequence_table(res, f"WED: {pred.name} vs {gold.name}", ("wed",)),
+        json_out,
     )
 
 
@@ -156,7 +158,9 @@ def score_wlcs(
 
     res = score_da_sequence_files(pred, gold, load_taxonomy(taxonomy), seed=seed)
     _finish(
-        res, score_tables.da_sequence_table(res, f"WLCS: {pred.name} vs {gold.name}", ("wlcs",)), json_out
+        res,
+        score_tables.da_sequence_table(res, f"WLCS: {pred.name} vs {gold.name}", ("wlcs",)),
+        json_out,
     )
 
 
@@ -198,10 +202,10 @@ def score_dami(
     """Dialogue Act Mutual Information (previous act → reply act) per system, in bits (seed 002)."""
     _writable(json_out)
     from taiwa.cli import score_tables
-    from taiwa.display import tables
     from taiwa.cli.file_scoring import score_da_tag_file
-    from taiwa.metrics import transition_lift
     from taiwa.core.taxonomies import load_taxonomy
+    from taiwa.display import tables
+    from taiwa.metrics import transition_lift
 
     tax = load_taxonomy(taxonomy)
     res = score_da_tag_file(file, tax, seed=seed)
@@ -236,7 +240,11 @@ def score_rouge(
 
     res = score_rouge_files(pred, ref, seed=seed)
     _finish(
-        res, score_tables.rouge_table(res, f"ROUGE: {pred.name} vs {ref.name}"), json_out, "pred", "ref"
+        res,
+        score_tables.rouge_table(res, f"ROUGE: {pred.name} vs {ref.name}"),
+        json_out,
+        "pred",
+        "ref",
     )
 
 

@@ -93,7 +93,7 @@ def _print_split(name: str, metrics: dict[str, Any], acts: tuple[str, ...]) -> N
 def check() -> None:
     """Retrain the default classifier in memory from the bundled data (a few minutes) and
     compare it with the shipped model; exit 1 when it differs."""
-    from taiwa.annotators import da_classifier_recipe as recipe
+    from taiwa.annotators.da_classifier import recipe
     from taiwa.annotators.da_classifier.model import DAClassifier, differences
 
     shipped = DAClassifier.load()

@@ -294,7 +294,9 @@ def register(app: typer.Typer, console: Console) -> None:
             plan.close()  # what the stages hold (a worker process) goes with the plan
             raise
         res = execute(plan, show_progress=not quiet, overwrite=overwrite)
-        from taiwa.display.tables import print_result  # rich, imported after the run, not on its way
+        from taiwa.display.tables import (
+            print_result,  # rich, imported after the run, not on its way
+        )
 
         print_result(console, res)
         if res.failures > allowed:

@@ -1,6 +1,7 @@
 """The two helpers every terminal table uses: :func:`clip` (bounded, escaped cells) and
 :func:`compact_table` (no vertical rules: fits 80 columns). Their own module so that table
-modules :mod:`taiwa.display.tables` prints (e.g. :mod:`taiwa.display.comparison_table`) need not import it;
+modules :mod:`taiwa.display.tables` prints (e.g. :mod:`taiwa.display.comparison_table`) need not
+import it;
 :mod:`taiwa.display.tables` re-exports them."""
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """Tables that fit the terminal, at 80 columns and in pipes as on a wide screen.
 
-Every console of the CLI (:func:`taiwa.display.console.make_console`) carries a render hook that lays
+Every console of the CLI (:func:`taiwa.display.console.make_console`) carries a render hook that
+lays
 out each ``rich`` table it prints before rich does (:func:`fit_table`): no name is broken
 mid-word and no column is lost or cut with an ellipsis. Names (no-wrap columns) and numbers
 (right-aligned columns) keep their whole lines, text columns wrap between words (Japanese text
@@ -140,7 +141,8 @@ def _widths(lo: Sequence[int], hi: Sequence[int], budget: int) -> list[int]:
 
 
 def _compact(table: Table) -> Table:
-    """``table`` without vertical rules, edge or doubled padding (``taiwa.display.tables.compact_table``'s
+    """``table`` without vertical rules, edge or doubled padding
+    (``taiwa.display.tables.compact_table``'s
     look): about two columns fewer per column."""
     new = copy.copy(table)
     new.box = box.SIMPLE_HEAD

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.markup import escape
 from rich.table import Table
 
-from taiwa.metrics.flags import flag_lines, marked, too_few
 from taiwa.display.cells import CLIP, clip, compact_table
+from taiwa.metrics.flags import flag_lines, marked, too_few
 
 __all__ = [
     "CLIP",
@@ -30,7 +29,6 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 
-
 def bound(x: Any, digits: int) -> str:
     """One end of a CI (``–`` when there is none: ``None`` or NaN, e.g. nothing to resample)."""
     return "–" if x is None or x != x else f"{x:.{digits}f}"
@@ -44,7 +42,8 @@ def small_marked(cell: str, d: Mapping[str, Any]) -> str:
 
 def ci_cell(d: Mapping[str, Any] | None, digits: int = 3) -> str:
     """An estimate as ``value`` over ``[low, high]`` (``–`` when missing or NaN; a missing
-    bound, when the estimate has no interval, is ``–`` too), marked :data:`~taiwa.metrics.flags.MARK`
+    bound, when the estimate has no interval, is ``–`` too), marked
+    :data:`~taiwa.metrics.flags.MARK`
     when it rests on fewer than :data:`~taiwa.metrics.flags.CI_MIN_N` items."""
     if not d or d.get("value") is None or d["value"] != d["value"]:
         return "–"

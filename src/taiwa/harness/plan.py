@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from taiwa.core.errors import TaiwaError
+from taiwa.core.io import shown
 from taiwa.harness.collector import collector_paused
 from taiwa.harness.config import RunConfig
 from taiwa.harness.held import HeldResources
@@ -25,7 +26,6 @@ from taiwa.harness.method import HUMAN, SYSTEM, Method, Setup, Stage
 from taiwa.harness.options import parse_options
 from taiwa.harness.rundir import default_run_dir
 from taiwa.harness.samples import SampleSource, chunk_size
-from taiwa.core.io import shown
 from taiwa.models.spec import ModelSpec
 
 

@@ -81,7 +81,8 @@ def run_summary(
 ) -> dict[str, Any]:
     """The content of ``summary.json``: status, per system (n, scored, failures per stage,
     then the method's block), across systems, the paired comparisons (when the run has two or
-    more systems: :func:`taiwa.metrics.comparisons.build_comparisons`), failures per stage, calls per
+    more systems: :func:`taiwa.metrics.comparisons.build_comparisons`), failures per stage, calls
+    per
     role, seconds."""
     failures: dict[str, int] = {}
     for st in plan.stages:

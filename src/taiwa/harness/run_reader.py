@@ -11,12 +11,18 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from taiwa.core.errors import InputError, TaiwaError
-from taiwa.core.io import decoded_lines, json_type, path_kind, read_json_object, require_file, shown_path
+from taiwa.core.io import (
+    decoded_lines,
+    json_type,
+    path_kind,
+    read_json_object,
+    require_file,
+    shown_path,
+)
 from taiwa.harness.summary_schema import check_row, check_summary, line_of
-
 
 SUMMARY = "summary.json"
 CONFIG = "config.json"

@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from taiwa.core.errors import TaiwaError
-from taiwa.harness.rows import RowStore
 from taiwa.core.io import write_json
+from taiwa.harness.rows import RowStore
 
 if TYPE_CHECKING:
     from taiwa.harness.method import Stage

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from taiwa.core.errors import EndpointError, TaiwaError
+from taiwa.core.redact import redact
 from taiwa.models.base import ConcurrentModel, OnResponse, tally
 from taiwa.models.openai_errors import (
     FormatRejected,
@@ -39,7 +40,6 @@ from taiwa.models.openai_errors import (
     _unreachable,
 )
 from taiwa.models.types import ChatRequest, ChatResponse, Reply, Usage
-from taiwa.core.redact import redact
 
 log = logging.getLogger(__name__)
 

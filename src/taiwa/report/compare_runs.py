@@ -1,10 +1,12 @@
-"""``taiwa compare RUN_DIR...`` and :func:`taiwa.cli.api.compare`: the paired comparisons of finished
+"""``taiwa compare RUN_DIR...`` and :func:`taiwa.cli.api.compare`: the paired comparisons of
+finished
 runs on the same data (issue 27), e.g. systems run on different days.
 
 Each run's stage files are re-read (``config.json`` names them, ``stage_files``) and its systems'
 per-item values collected with the metrics its method declares (``Method.compared``); the
 systems of all runs are then paired exactly as one joint run would pair them
-(:func:`taiwa.metrics.comparisons.comparisons_of`): the same table, the same numbers. Runs are refused,
+(:func:`taiwa.metrics.comparisons.comparisons_of`): the same table, the same numbers. Runs are
+refused,
 with one line, when pairing them would be wrong: another method, other items (dataset content,
 ``--limit``, number of samples), other method options, helper roles (annotator, judge, tagger)
 or prompts. A system in two runs (two seeds of a sampling model) is named ``SYSTEM@RUN_DIR``.
@@ -17,10 +19,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from taiwa.metrics.comparisons import collect, comparisons_of
 from taiwa.core.errors import TaiwaError
 from taiwa.harness.method import compared_metrics
 from taiwa.harness.options import parse_options
+from taiwa.metrics.comparisons import collect, comparisons_of
 
 if TYPE_CHECKING:
     from taiwa.harness.method import Method

@@ -1,5 +1,6 @@
 """Chart types the methods' report sections share, drawn with matplotlib
-(:func:`taiwa.display.charts.svg_string`) and returned as SVG text: bars with their 95 % CIs, stacked
+(:func:`taiwa.display.charts.svg_string`) and returned as SVG text: bars with their 95 % CIs,
+stacked
 bars, a heatmap, a heatmap of ratios, a scatter. They know no method: labels and values come
 from the caller.
 

@@ -10,8 +10,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from taiwa.display.charts import svg_string
-from taiwa.report.figures import FIG_WIDTH, FONT, chart_label, legend_outside
 from taiwa.display.section import Figure
+from taiwa.report.figures import FIG_WIDTH, FONT, chart_label, legend_outside
 
 SIGNIFICANT = "#c0392b"
 OTHER = "#7f7f7f"

@@ -10,7 +10,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from taiwa.display.section import Html
+from taiwa.harness.run_reader import RunData, find_runs, load_run, summary_errors
 from taiwa.metrics.flags import MARK
+from taiwa.report.grouping import by_method, item_sets_note
 from taiwa.report.html import esc, join, tag
 from taiwa.report.leaderboard_vs import add_vs_baseline
 from taiwa.report.page import CSS
@@ -21,9 +24,6 @@ from taiwa.report.rich_html import (
     table_html,
     table_markdown,
 )
-from taiwa.harness.run_reader import RunData, find_runs, load_run, summary_errors
-from taiwa.report.grouping import by_method, item_sets_note
-from taiwa.display.section import Html
 
 if TYPE_CHECKING:
     from taiwa.harness.method import Method

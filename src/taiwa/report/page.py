@@ -11,12 +11,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from taiwa.display.section import Html, Section
+from taiwa.harness.run_reader import RunData, summary_errors
 from taiwa.metrics.flags import flag_lines
+from taiwa.report.grouping import by_method
 from taiwa.report.html import esc, join, tag
 from taiwa.report.rich_html import TableData, renderable_html, table_data, table_html
-from taiwa.harness.run_reader import RunData, summary_errors
-from taiwa.report.grouping import by_method
-from taiwa.display.section import Html, Section
 from taiwa.report.svg import inline_svg
 
 if TYPE_CHECKING:
@@ -146,8 +146,8 @@ def merged_headline(runs: Sequence[RunData], firsts: Sequence[TableData]) -> Tab
     leading ``run`` column; ``None`` otherwise."""
     if len(firsts) < 2 or len({t.header_key for t in firsts}) != 1:
         return None
-    from taiwa.report.rich_html import join_tables
     from taiwa.report.grouping import item_sets_note
+    from taiwa.report.rich_html import join_tables
 
     joined = join_tables([r.path.name for r in runs], firsts)
     joined.caption = "\n".join(x for x in (item_sets_note(runs), joined.caption) if x)

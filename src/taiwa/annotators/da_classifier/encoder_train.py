@@ -29,7 +29,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from taiwa.annotators.da_classifier.model import TAXONOMY, Example, load_examples, taxonomy_acts
 from taiwa.annotators.da_classifier.encoder import (
     FORMAT,
     META_FILE,
@@ -39,6 +38,7 @@ from taiwa.annotators.da_classifier.encoder import (
     quiet_hf,
     require_hf,
 )
+from taiwa.annotators.da_classifier.model import TAXONOMY, Example, load_examples, taxonomy_acts
 from taiwa.core.errors import InputError, TaiwaError
 
 VALIDATION = 0.2

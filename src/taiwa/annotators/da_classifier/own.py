@@ -81,14 +81,14 @@ def train_own(
     """Fit the default recipe on ``examples`` (with the previous-act block when
     :func:`previous_act_plan` says so) and write ``out``; returns ``taiwa_da.json``'s
     content."""
-    from taiwa.annotators.da_classifier.model import char_ngram_settings, fit, taxonomy_acts
-    from taiwa.annotators.da_classifier.recipe import BALANCE, L2_GRID, fit_default
     from taiwa.annotators.da_classifier.encoder_train import (
         check_examples,
         check_out,
         current_umask,
         replace_dir,
     )
+    from taiwa.annotators.da_classifier.model import char_ngram_settings, fit, taxonomy_acts
+    from taiwa.annotators.da_classifier.recipe import BALANCE, L2_GRID, fit_default
 
     acts = taxonomy_acts()
     check_examples(examples, acts)

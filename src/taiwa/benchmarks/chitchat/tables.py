@@ -12,9 +12,9 @@ from rich.text import Text
 
 from taiwa.benchmarks.chitchat.dataset import TASK_TITLES
 from taiwa.benchmarks.chitchat.summary import EVALUATIONS
-from taiwa.metrics.flags import MARK, flagged, mark
-from taiwa.harness.method import HUMAN
 from taiwa.display.tables import ci_cell, clip
+from taiwa.harness.method import HUMAN
+from taiwa.metrics.flags import MARK, flagged, mark
 
 CONSTANT = "judge_quality.rating_histogram"
 """The ``across`` key a constant-rating flag of the judge is on: it marks the judge's rating

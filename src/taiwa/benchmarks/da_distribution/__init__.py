@@ -27,12 +27,12 @@ from taiwa.harness.options import comma_list
 
 if TYPE_CHECKING:
     from taiwa.benchmarks.da_distribution.dataset import ContextItem
-    from taiwa.metrics.comparisons import ComparedMetric
+    from taiwa.display.section import Section
     from taiwa.harness.demo_spec import Demo
     from taiwa.harness.method import Stage
-    from taiwa.models.types import ChatMessage
     from taiwa.harness.run_reader import RunData
-    from taiwa.display.section import Section
+    from taiwa.metrics.comparisons import ComparedMetric
+    from taiwa.models.types import ChatMessage
 
 SYSTEM_PROMPT = (
     "あなたは気軽な雑談の相手です。相手の最後の発話に対して、日本語で自然な返事を一言"
@@ -165,8 +165,8 @@ class DADistributionMethod:
         from taiwa.benchmarks.da_distribution.correction import check_validation_file
         from taiwa.benchmarks.da_distribution.llm_tagging import LLMTagStage
         from taiwa.benchmarks.da_distribution.tagging import ModelTagger, TagStage, check_tagger
-        from taiwa.harness.stages import GenerateStage
         from taiwa.core.taxonomies import load_taxonomy
+        from taiwa.harness.stages import GenerateStage
 
         o: DADistributionOptions = setup.options
         taxonomy = load_taxonomy(o.taxonomy)

@@ -18,9 +18,9 @@ from typing import Any
 from taiwa.annotators.llm_tagger import INVALID, Example, LLMTagger, TagPrompt, count, parse_act
 from taiwa.benchmarks.da_distribution.dataset import ContextItem
 from taiwa.benchmarks.da_distribution.tagging import ModelTagger, TagStage
+from taiwa.core.schema import Taxonomy
 from taiwa.harness.method import REPAIRS, Retry, Row
 from taiwa.models.types import ChatRequest, ChatResponse, GenerationParams
-from taiwa.core.schema import Taxonomy
 
 ATTEMPTS = 2
 MAX_TOKENS = 48

@@ -1,4 +1,5 @@
-"""Seed 002's figures as SVG (:func:`taiwa.display.charts.svg_figure`): the consistency curve (Fig. 3)
+"""Seed 002's figures as SVG (:func:`taiwa.display.charts.svg_figure`): the consistency curve
+(Fig. 3)
 and the transition-lift heatmaps (Fig. 2)."""
 
 from __future__ import annotations

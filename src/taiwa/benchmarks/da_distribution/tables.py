@@ -16,8 +16,8 @@ from taiwa.benchmarks.da_distribution.correction_table import (
     corrected_cells,
     has_corrected,
 )
-from taiwa.metrics.flags import mark
 from taiwa.display.tables import ci_cell, clip, compact_table
+from taiwa.metrics.flags import mark
 
 METRICS = {
     "dae": "DAE (bits)",

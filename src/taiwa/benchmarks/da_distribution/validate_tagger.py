@@ -31,8 +31,8 @@ BUNDLED = "bundled held-out split"
 
 def gold_sets(data: Sequence[Path]) -> dict[str, list[Example]]:
     """Name → gold examples: each ``--data`` file, else the two bundled held-out splits."""
-    from taiwa.annotators.da_classifier.recipe import training_sets
     from taiwa.annotators.da_classifier.encoder_train import checked_examples
+    from taiwa.annotators.da_classifier.recipe import training_sets
 
     if data:
         return {str(p): checked_examples(p) for p in data}
@@ -76,8 +76,8 @@ def validate_tagger(spec: str, data: Sequence[Path], seed: int) -> dict[str, Any
     from taiwa.benchmarks.da_distribution.llm_tagging import llm_classifier
     from taiwa.benchmarks.da_distribution.tagging import ModelTagger, check_tagger, load_classifier
     from taiwa.core.errors import TaiwaError
-    from taiwa.models.cache import default_cache_dir
     from taiwa.core.taxonomies import load_taxonomy
+    from taiwa.models.cache import default_cache_dir
 
     taxonomy = load_taxonomy("chitchat11")
     checked = check_tagger(spec, taxonomy, seed)

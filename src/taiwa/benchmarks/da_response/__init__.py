@@ -22,12 +22,12 @@ from taiwa.harness.method import Role, Setup, Summary
 
 if TYPE_CHECKING:
     from taiwa.benchmarks.da_response.dataset import DAResponseItem
-    from taiwa.metrics.comparisons import ComparedMetric
+    from taiwa.display.section import Section
     from taiwa.harness.demo_spec import Demo
     from taiwa.harness.method import Results, Row, Stage, Upstream
-    from taiwa.models.types import ChatMessage
     from taiwa.harness.run_reader import RunData
-    from taiwa.display.section import Section
+    from taiwa.metrics.comparisons import ComparedMetric
+    from taiwa.models.types import ChatMessage
 
 
 class DAResponseOptions(BaseModel):

@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from taiwa.annotators.steps_json import parse_steps
-from taiwa.harness.method import RE_ASKED
-from taiwa.models.json_replies import repair_turn
 from taiwa.core.schema import DASequence
 from taiwa.core.taxonomies import load_taxonomy
+from taiwa.harness.method import RE_ASKED
+from taiwa.models.json_replies import repair_turn
 
 if TYPE_CHECKING:
     from taiwa.annotators.sentence_annotator import LabelledReply

@@ -82,6 +82,7 @@ def build_intent(
     from taiwa.benchmarks.intent.filters import make_filter
     from taiwa.core.errors import TaiwaError
     from taiwa.core.io import check_writable, iter_records, unique_ids
+    from taiwa.core.schema import Dialogue
     from taiwa.models import (
         CachingModel,
         ModelOptions,
@@ -90,7 +91,6 @@ def build_intent(
         load_model,
     )
     from taiwa.models.spec import ModelSpec
-    from taiwa.core.schema import Dialogue
 
     if filter_ not in ("none", "llm", "manual"):
         raise TaiwaError(f"--filter must be none, llm or manual, got {filter_!r:.60}")

@@ -10,8 +10,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from taiwa.core.errors import InputError
 from taiwa.core.io import iter_records, shown, unique_ids
-from taiwa.models.types import ChatMessage
 from taiwa.core.schema import Id, NonBlank, non_blank
+from taiwa.models.types import ChatMessage
 
 
 class PromptSample(BaseModel):

@@ -21,9 +21,9 @@ from typing import Any
 
 from taiwa.core.errors import InputError
 from taiwa.core.io import decoded_lines, parquet_problem, require_file, shown, write_json
+from taiwa.core.schema import MAX_TEXT_CHARS
 from taiwa.resources.cooccurrence.config import Engine, MinerConfig, MiningReport
 from taiwa.resources.cooccurrence.counts import resolve_inputs
-from taiwa.core.schema import MAX_TEXT_CHARS
 
 COLUMNS = ("w1", "w2", "g", "llr")
 FORMAT = "taiwa.association-pairs/1"
