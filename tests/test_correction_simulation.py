@@ -3,7 +3,8 @@ tagger of accuracy 0.6 whose errors lean on one act (as the shipped tagger's lea
 confusion estimated from a validation set of the size the package ships. Wherever the corrected
 value is shown without a flag its bias is within 0.05 bits and its 95 % CI covers the truth at
 least 90 % of the time; below :data:`CORRECTION_MIN_N` replies the flag fires. Each n draws 200
-samples at once (one vectorised call), with a fixed seed."""
+samples at once (one vectorised call, 100 resamples each where a run draws 2,000), with a fixed
+seed."""
 
 from __future__ import annotations
 
@@ -70,19 +71,19 @@ def test_the_scenario_is_the_issues() -> None:
     assert shipped_validation_size() >= 600
 
 
-@pytest.mark.parametrize("n", [100, 300, 1000])
+@pytest.mark.parametrize("n", [50, 100, 300, 1000])
 def test_the_corrected_dae_is_unbiased_and_covers_or_is_flagged(n: int) -> None:
     from taiwa.metrics.correction_flags import correction_floor
 
+    flag = correction_floor(n, CORRECTION_MIN_N, "corrected.dae")
+    if flag is not None:  # below the floor: said on the value, not simulated
+        assert n < CORRECTION_MIN_N and f"n={n} < {CORRECTION_MIN_N}" in flag.text
+        return
     value, low, high, truth = simulate(n, seed=n)
     bias = float(value.mean()) - truth
     coverage = float(((low <= truth) & (truth <= high)).mean())
-    flag = correction_floor(n, CORRECTION_MIN_N, "corrected.dae")
-    if flag is None:
-        assert abs(bias) <= 0.05, (n, bias)
-        assert coverage >= 0.90, (n, coverage)
-    else:
-        assert "n=" in flag.text and str(CORRECTION_MIN_N) in flag.text
+    assert abs(bias) <= 0.05, (n, bias)
+    assert coverage >= 0.90, (n, coverage)
     assert np.all(low <= value) and np.all(value <= high)
 
 

@@ -1,6 +1,7 @@
 """Flags on a number corrected through an instrument's validation (a tagger's confusion on
 gold labels): where the correction's simulation says it is unreliable, where the run's own
-labels say the validation does not describe this data, and where the validation's text is of
+labels say the validation does not describe this data (the instrument errs far more, or far
+less, there), and where the validation's text is of
 another style than the text scored (issue 38; DESIGN.md "Flags are data").
 
 Like :mod:`taiwa.metrics.flags`, whose :class:`~taiwa.metrics.flags.Flag` these are, this
@@ -19,8 +20,8 @@ OFF_VALIDATION = "off-validation"
 VALIDATION_STYLE = "validation-style"
 
 OFF_VALIDATION_GAP = 0.10
-"""How far below its validation accuracy an instrument's agreement with the run's own labels
-must be (with the accuracy above the agreement's 95 % CI too) to be flagged: sampling alone
+"""How far from its validation accuracy an instrument's agreement with the run's own labels
+must be (with the accuracy outside the agreement's 95 % CI too) to be flagged: sampling alone
 puts 240 labelled replies within about ±0.06 of the accuracy."""
 
 
@@ -41,22 +42,24 @@ def off_validation(
     agreement: Mapping[str, Any], accuracy: float | None, on: str, instrument: str
 ) -> Flag | None:
     """The instrument agrees with the run's own labels (``agreement``: an estimate of the
-    share of labelled items it gets right) far less than its validation accuracy: at least
-    :data:`OFF_VALIDATION_GAP` below it, with the accuracy above the agreement's 95 % CI. The
+    share of labelled items it gets right) far from its validation accuracy: at least
+    :data:`OFF_VALIDATION_GAP` away, with the accuracy outside the agreement's 95 % CI. The
     confusion measured on the validation set then does not describe this data, and neither
-    does a number corrected through it."""
-    value, high = agreement.get("value"), agreement.get("ci_high")
-    if accuracy is None or value is None or high is None:
+    does a number corrected through it: far below, the correction misses errors it makes here;
+    far above, it takes out errors it does not make here."""
+    value, low, high = agreement.get("value"), agreement.get("ci_low"), agreement.get("ci_high")
+    if accuracy is None or value is None or low is None or high is None:
         return None
-    if accuracy - value < OFF_VALIDATION_GAP or high >= accuracy:
+    if abs(accuracy - value) < OFF_VALIDATION_GAP or low <= accuracy <= high:
         return None
+    side = "below" if value < accuracy else "above"
     return Flag(
         OFF_VALIDATION,
         on,
         f"{instrument} agrees with this run's labels {value:.0%} of the time "
-        f"[{agreement['ci_low']:.0%}, {high:.0%}] (n={agreement['n']}), far below its "
-        f"validation accuracy {accuracy:.0%}: the confusion the value is corrected through does "
-        "not describe these texts",
+        f"[{low:.0%}, {high:.0%}] (n={agreement['n']}), far {side} its validation accuracy "
+        f"{accuracy:.0%}: the confusion the value is corrected through does not describe "
+        "these texts",
     )
 
 

@@ -69,7 +69,8 @@ class DADistributionOptions(BaseModel):
         None,
         description="gold labels (JSONL: id, context, reply, act) or a `taiwa validate tagger "
         "--json` report: the tagger's confusion, for DAE/DAMI corrected for its errors (the "
-        "default tagger: the bundled held-out split)",
+        "default tagger: the real-chat held-out split for the human replies, the system-style "
+        "one for the systems')",
     )
     consistency_repetitions: int = Field(
         20_000, ge=1, le=1_000_000, description="paired batches drawn per batch size"

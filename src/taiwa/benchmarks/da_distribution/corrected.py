@@ -3,11 +3,12 @@
 the system's style (:mod:`.correction`), estimated by :mod:`taiwa.metrics.corrected_estimates`.
 
 A corrected value is flagged (:mod:`taiwa.metrics.correction_flags`) where it cannot be read
-as the simulation reads it: from fewer replies than :data:`CORRECTION_MIN_N
-<taiwa.metrics.corrected_estimates.CORRECTION_MIN_N>`; through a validation of another style of
-text than the replies; where the tagger agrees with the run's own labels far less than its
+as the simulation reads it: from fewer replies than ``CORRECTION_MIN_N``
+(:mod:`taiwa.metrics.corrected_estimates`); through a validation of another style of text than
+the replies; where the tagger agrees with the run's own labels far less (or far more) than its
 validation accuracy; and corrected DAMI by the plug-in bias rule raw DAMI has (its bias: the
-plug-in minus the bias-corrected value).
+plug-in minus the bias-corrected value). The raw comparisons the corrected DAE contradicts, or
+whose corrected DAE is flagged, carry a flag too (:func:`ordering_flags`).
 """
 
 from __future__ import annotations
@@ -80,7 +81,16 @@ def corrected_flags(
     if dami is not None and dami.get("plug_in") is not None:
         bias = float(dami["plug_in"]) - float(dami["value"])
         n, floor = int(dami["n"]), PLUG_IN_FLOORS["dami"]
-        out.append(flags.plug_in_bias(float(dami["value"]), bias, n, "corrected.dami", floor))
+        flag = flags.plug_in_bias(
+            float(dami["value"]),
+            bias,
+            n,
+            "corrected.dami",
+            floor,
+            estimated_by="bootstrap",
+            meaning="the correction took out a bias this large, and leaves part of it",
+        )
+        out.append(flag)
     return [f for f in out if f is not None]
 
 
@@ -133,7 +143,7 @@ def off_validation_flags(
     validations: Validations | None,
 ) -> None:
     """Flag every corrected value when the tagger agrees with the test set's labels of the
-    human replies far less than its validation on the human replies' style says
+    human replies far less (or far more) than its validation on their style says
     (:func:`taiwa.metrics.correction_flags.off_validation`)."""
     from taiwa.metrics.correction_flags import off_validation
 
@@ -149,12 +159,13 @@ def off_validation_flags(
 
 
 def ordering_flag(
-    systems: Mapping[str, Mapping[str, Any]], a: str, b: str, on: str
+    systems: Mapping[str, Mapping[str, Any]], a: str, b: str, on: str, named: bool = False
 ) -> flags.Flag | None:
     """A flag for a comparison of ``a`` and ``b`` by raw DAE (the consistency of their
     ordering, their paired difference) when the corrected DAE is shown for both and orders them
     the other way, or is flagged for either: the raw comparison then measures the tagger's
-    errors as much as the systems."""
+    errors as much as the systems. ``named``: the text starts with the pair (several pairs
+    share one ``on``)."""
     ca, cb = (systems[x].get("corrected", {}).get("dae") for x in (a, b))
     if not ca or not cb:
         return None
@@ -174,10 +185,12 @@ def ordering_flag(
         why.append(f"the corrected DAE of {' and '.join(held)} is flagged")
     if not why:
         return None
+    pair = f"{a} vs {b}: " if named else ""
     return flags.Flag(
         "corrected-ordering",
         on,
-        f"{'; '.join(why)}: this compares the tagger's raw acts, read it with the corrected DAE",
+        f"{pair}{'; '.join(why)}: this compares the tagger's raw acts, read it with the "
+        "corrected DAE",
     )
 
 
@@ -195,4 +208,4 @@ def ordering_flags(
         for a, b in pairwise(order):
             flags.add(across, ordering_flag(systems, a, b, f"consistency.{a} vs {b}"))
     for a, b in combinations(list(systems), 2):
-        flags.add(across, ordering_flag(systems, a, b, "comparisons.dae"))
+        flags.add(across, ordering_flag(systems, a, b, "comparisons.dae", named=True))

@@ -171,12 +171,12 @@ def check_validation_file(path: Path, spec: str, classifier: bool) -> None:
 
 def style_set(style: str) -> tuple[list[Example], str]:
     """The default tagger's gold set of one style (:data:`STYLE_SETS`; empty when the package
-    has none) and its caption."""
+    has none) and its name."""
     from taiwa.annotators.da_classifier.recipe import bundled
 
     examples = bundled(STYLE_SETS[style])
     name = STYLE_SETS[style].rsplit("/", 1)[-1]
-    return examples, f"{style} held-out split {name} (n={len(examples)})"
+    return examples, f"{style} held-out split {name}"
 
 
 def tagged_validation(
