@@ -23,9 +23,10 @@ bootstrap and removed, and the interval is built around the corrected value:
 
 The mutual information of the (previous act, act) table (DAMI) is corrected by steps 1–3,
 each previous act's row on its own (the previous acts taken as given), with the basic interval
-of step 4 unscaled (and no simulation behind it: ``docs/correction.md``). ``tests/test_correction_simulation.py`` holds the entropy's bias within 0.05
-bits and its coverage at 0.90 or more from :data:`CORRECTION_MIN_N` items up
-(``docs/correction.md`` has the figures); below it the method flags the value.
+of step 4 unscaled (and no simulation behind it). ``tests/test_correction_simulation.py``
+holds the entropy's bias within 0.05 bits and its coverage at 0.90 or more from
+:data:`CORRECTION_MIN_N` items up (``docs/correction.md`` has the figures); below it the method
+flags the value.
 """
 
 from __future__ import annotations
