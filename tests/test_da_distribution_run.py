@@ -204,7 +204,7 @@ def test_a_bad_act_in_the_test_set_is_one_line(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("tagger", "message"),
-    [("no/such/dir", "bad model spec"), ("votes:", "names no file")],
+    [("no/such/dir", "no such directory"), ("votes:", "names no file")],
 )
 def test_taggers_that_are_not_taggers(tmp_path: Path, tagger: str, message: str) -> None:
     r = taiwa_main("run", "da-distribution", "-m", "builtin:parrot", "--tagger", tagger, "-q")

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from taiwa.harness.method import Stage
     from taiwa.harness.run_reader import RunData
     from taiwa.metrics.comparisons import ComparedMetric
+    from taiwa.models.spec import ModelOptions
     from taiwa.models.types import ChatMessage
 
 SYSTEM_PROMPT = (
@@ -118,10 +119,12 @@ class TaggerValidator:
     def default_data(self) -> list[Path]:
         return []
 
-    def validate(self, spec: str, data: Sequence[Path], seed: int) -> dict[str, Any]:
+    def validate(
+        self, spec: str, data: Sequence[Path], seed: int, models: ModelOptions
+    ) -> dict[str, Any]:
         from taiwa.benchmarks.da_distribution.validate_tagger import validate_tagger
 
-        return validate_tagger(spec, data, seed)
+        return validate_tagger(spec, data, seed, models)
 
     def tables(self, report: Mapping[str, Any]) -> list[Any]:
         from taiwa.benchmarks.da_distribution.validate_tagger import report_tables
@@ -320,7 +323,9 @@ def _tagger_provenance(spec: str) -> dict[str, Any]:
             },
             "training_data": meta["training_data"],
         }
-    meta = json.loads((Path(spec) / "taiwa_da.json").read_text("utf-8"))
+    from taiwa.core.io import read_json_object
+
+    meta = read_json_object(Path(spec) / "taiwa_da.json", "a tagger's description")[0]
     from taiwa.annotators.da_classifier.own import FORMAT
 
     if meta.get("format") == FORMAT:

@@ -90,7 +90,10 @@ def check_tagger(spec: str, taxonomy: Taxonomy, seed: int) -> Labels | Path | Mo
 
     path = Path(spec)
     if path_kind(path / "taiwa_da.json") != "file":
-        from taiwa.models.spec import ModelSpec
+        from taiwa.models.spec import ModelSpec, looks_like_path
+
+        if path_kind(path) == "missing" and looks_like_path(spec):
+            raise TaiwaError(f"--tagger {spec}: no such directory")
 
         try:
             ModelSpec.parse(spec)
