@@ -10,10 +10,11 @@ module knows no method: the method names the number (``on``) and the instrument.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
-from taiwa.metrics.flags import Flag
+from taiwa.metrics.flags import Flag, plug_in_bias
 
 CORRECTION_N = "correction-small-n"
 OFF_VALIDATION = "off-validation"
@@ -73,3 +74,19 @@ def validation_style(on: str, validated: str, scored: str) -> Flag:
         f"corrected through a validation on {validated}, but these are {scored}: the "
         "instrument's errors there may differ",
     )
+
+
+def corrected_bias(value: float, bias: float, n: int, on: str, floor: int) -> Flag | None:
+    """Raw DAMI's rule (:func:`taiwa.metrics.flags.plug_in_bias`: the bias is a tenth of the
+    value or more, or n is below ``floor``) on a bias-corrected value, ``bias`` being what the
+    correction took out (the plug-in minus the value): a correction that large leaves part of
+    the bias, and the value leans on the bootstrap's model of it."""
+    flag = plug_in_bias(value, bias, n, on, floor)
+    if flag is None:
+        return None
+    why = [f"n={n} < {floor}"] if n < floor else []
+    share = abs(bias) / abs(value) if value else math.inf
+    if abs(bias) >= 5e-4:
+        of = f"{share:.0%} of the value" if value else "on a value of 0"
+        why.append(f"the bootstrap took out a bias of {bias:+.3f}, {of}")
+    return Flag(flag.code, on, f"{'; '.join(why)}: the correction leaves part of a bias this large")

@@ -204,20 +204,9 @@ def all_imputed(imputed: int, n: int, on: str, what: str) -> Flag | None:
     return Flag("all-imputed", on, f"every value (n={n}) is {what}: a convention, not a measure")
 
 
-def plug_in_bias(
-    value: float,
-    bias: float,
-    n: int,
-    on: str,
-    floor: int,
-    *,
-    estimated_by: str = "jackknife",
-    meaning: str = "a plug-in estimate at this n is biased",
-) -> Flag | None:
+def plug_in_bias(value: float, bias: float, n: int, on: str, floor: int) -> Flag | None:
     """A plug-in estimate (DAMI, Distinct) whose jackknife bias is a noticeable share of its
-    value (|bias| ≥ :data:`BIAS_SHARE` · |value|, either sign) or whose n is below ``floor``;
-    the same rule for a bias-corrected value whose correction (``bias``, ``estimated_by``
-    another method) is that large, said with its own ``meaning``."""
+    value (|bias| ≥ :data:`BIAS_SHARE` · |value|, either sign) or whose n is below ``floor``."""
     if not (math.isfinite(value) and math.isfinite(bias)):
         return None
     if abs(bias) < 5e-4:  # prints as ±0.000: rounding noise, not a bias worth a word
@@ -228,8 +217,8 @@ def plug_in_bias(
     why = [f"n={n} < {floor}"] if n < floor else []
     if share >= BIAS_SHARE:
         of = f"is {share:.0%} of the value" if value else "on a value of 0"
-        why.append(f"{estimated_by} bias {bias:+.3f} {of}")
-    return Flag("plug-in-bias", on, f"{'; '.join(why)}: {meaning}")
+        why.append(f"jackknife bias {bias:+.3f} {of}")
+    return Flag("plug-in-bias", on, f"{'; '.join(why)}: a plug-in estimate at this n is biased")
 
 
 def plug_in_flags(row: Mapping[str, Any], floors: Mapping[str, int]) -> list[Flag]:

@@ -65,7 +65,11 @@ def corrected_flags(
     """The flags of one system's corrected values (see the module docstring)."""
     from taiwa.benchmarks.da_distribution.correction import STYLE_TEXT
     from taiwa.metrics.corrected_estimates import CORRECTION_MIN_N
-    from taiwa.metrics.correction_flags import correction_floor, validation_style
+    from taiwa.metrics.correction_flags import (
+        corrected_bias,
+        correction_floor,
+        validation_style,
+    )
     from taiwa.metrics.da_bootstrap import PLUG_IN_FLOORS
 
     out: list[flags.Flag | None] = []
@@ -81,15 +85,7 @@ def corrected_flags(
     if dami is not None and dami.get("plug_in") is not None:
         bias = float(dami["plug_in"]) - float(dami["value"])
         n, floor = int(dami["n"]), PLUG_IN_FLOORS["dami"]
-        flag = flags.plug_in_bias(
-            float(dami["value"]),
-            bias,
-            n,
-            "corrected.dami",
-            floor,
-            estimated_by="bootstrap",
-            meaning="the correction took out a bias this large, and leaves part of it",
-        )
+        flag = corrected_bias(float(dami["value"]), bias, n, "corrected.dami", floor)
         out.append(flag)
     return [f for f in out if f is not None]
 
