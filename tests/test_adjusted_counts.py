@@ -143,7 +143,8 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_the_default_tagger_reports_corrected_beside_raw(run_dir: Path) -> None:
     s = json.loads((run_dir / "summary.json").read_text("utf-8"))
-    (v,) = s["across"]["tagger_validation"]  # no system-style split yet: one set for both
+    v = s["across"]["tagger_validation"]
+    assert "tagger_validation_systems" not in s["across"]  # no system-style split yet
     assert v["style"] == "real chat" and v["n"] >= 600
     assert "realchat_heldout.jsonl" in v["name"]
     human = s["systems"]["human"]
@@ -196,7 +197,7 @@ def test_a_user_validation_file_and_a_validate_report(tmp_path: Path) -> None:
         )  # fmt: skip
         assert r.returncode == 0, r.stderr
         s = json.loads((out / "summary.json").read_text("utf-8"))
-        (v,) = s["across"]["tagger_validation"]
+        v = s["across"]["tagger_validation"]
         assert name in v["name"] and v["n"] == 3
 
 

@@ -99,12 +99,16 @@ def add_corrected(
     seed: int,
     labelled: Sequence[str] = (),
 ) -> list[str]:
-    """Put each system's ``corrected`` block (with its flags) and ``across.tagger_validation``
-    (one block per validation set used) in the summary (not for the ``labelled`` systems,
-    whose acts are gold labels, not the tagger's); returns the notes."""
+    """Put each system's ``corrected`` block (with its flags) in the summary, and the
+    validation sets used: ``across.tagger_validation`` (the human replies', or the one set of
+    every system) and ``across.tagger_validation_systems`` (the systems', when it is another).
+    Not for the ``labelled`` systems, whose acts are gold labels, not the tagger's; returns the
+    notes."""
     if validations is None:
         return []
-    across["tagger_validation"] = [v.block() for v in validations.used()]
+    across["tagger_validation"] = validations.human.block()
+    if validations.systems is not validations.human:
+        across["tagger_validation_systems"] = validations.systems.block()
     corrected = [s for s in c.systems if c.acts[s] and s not in labelled]
     for s in corrected:
         validation = validations.of(s)

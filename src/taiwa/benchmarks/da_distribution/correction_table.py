@@ -14,12 +14,11 @@ CORRECTED_COLUMNS = {"dae": "DAE corr.", "dami": "DAMI corr."}
 
 
 def validation_blocks(summary: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    """The validation sets the run corrected through (a summary written before issue 38 held
-    one block, not a list)."""
-    v = summary["across"].get("tagger_validation")
-    if not v:
-        return []
-    return [v] if isinstance(v, Mapping) else list(v)
+    """The validation sets the run corrected through: the human replies' (or every system's)
+    and the systems' when it is another."""
+    across = summary["across"]
+    keys = ("tagger_validation", "tagger_validation_systems")
+    return [across[k] for k in keys if isinstance(across.get(k), Mapping)]
 
 
 def has_corrected(summary: Mapping[str, Any]) -> bool:
