@@ -23,9 +23,9 @@ _OBJECTS = (
     "judge_quality judge_vs_human_items max_insertion max_substitution mean_rank mean_ranks "
     "min_wed pairwise pairwise_detail precision prev_acts rating_histogram recall repairs "
     "rouge1 rouge2 rougeL rougeL_by_task shares single stability tagger tagger_validation "
-    "tagger_vs_human_labels task_difficulty tasks training_data transitions unparsed_pairwise "
-    "unparsed_single validated validated_varied vs_human win_rate win_rate_adjusted win_rates "
-    "wlcs across asr_cer"
+    "tagger_validation_systems tagger_vs_human_labels task_difficulty tasks training_data "
+    "transitions unparsed_pairwise unparsed_single validated validated_varied vs_human win_rate "
+    "win_rate_adjusted win_rates wlcs across asr_cer"
 )
 
 _COUNTS = (
