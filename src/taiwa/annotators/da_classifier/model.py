@@ -269,12 +269,14 @@ def fit(
     l2_grid: Sequence[float] = L2_GRID,
     l2: float | None = None,
     balance: bool = True,
+    max_iter: int = 2000,
 ) -> tuple[DAClassifier, dict[str, Any]]:
     """Seed 002 §5.2's recipe on ``examples``: pick the L2 strength on a 4:1 stratified
     train/validation split (training part upsampled) by validation cross-entropy, unless
     ``l2`` is given, then refit on all ``examples`` (upsampled) at that strength. With the
     validation split, the temperature (:mod:`.calibration`) is fitted on it too, from the
-    model trained at the chosen strength on the training part (``meta["calibration"]``)."""
+    model trained at the chosen strength on the training part (``meta["calibration"]``).
+    Every fit stops after at most ``max_iter`` L-BFGS-B iterations."""
     import numpy as np
 
     from taiwa.annotators.da_classifier.calibration import calibration_report, fit_temperature
@@ -298,7 +300,7 @@ def fit(
         val_scores: dict[str, Any] = {}
         for value in l2_grid:
             objective.l2 = value
-            m, _ = minimize_objective(objective)
+            m, _ = minimize_objective(objective, max_iter)
             val_scores[repr(value)] = m.scores(x_va)
             scores[repr(value)] = cross_entropy(m.proba(x_va), y_va)
         l2 = min(l2_grid, key=lambda v: scores[repr(v)])
@@ -307,7 +309,7 @@ def fit(
         chosen = val_scores[repr(l2)]
         meta["calibration"] = calibration_report(chosen, y_va, fit_temperature(chosen, y_va))
     feat, objective = final_problem(examples, acts, settings, l2, balance)
-    model, report = minimize_objective(objective)
+    model, report = minimize_objective(objective, max_iter)
     upsampled = round(objective.total_weight)
     info.update(l2=l2, n_fit=len(examples), n_fit_upsampled=upsampled, optimizer=report)
     info["balanced"] = balance

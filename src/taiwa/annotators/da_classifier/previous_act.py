@@ -78,9 +78,11 @@ def cross_fitted(
     settings: FeatureSettings,
     l2: float,
     balance: bool,
+    max_iter: int = 2000,
 ) -> tuple[list[Example], DAClassifier, dict[str, Any]]:
     """``(examples with cross-fitted prev, context tagger fitted on all, its training info)``:
-    the context tagger is fitted at strength ``l2`` with ``balance`` as the main model is."""
+    the context tagger is fitted at strength ``l2`` with ``balance`` (and ``max_iter``) as the
+    main model is."""
     from taiwa.annotators.da_classifier.model import fit
 
     ctx = context_settings(settings)
@@ -89,12 +91,12 @@ def cross_fitted(
     out: list[Example | None] = [None] * len(examples)
     for k in range(FOLDS):
         rest = [e for e, f in zip(alone, fold, strict=True) if f != k]
-        tagger, _ = fit(rest, acts, ctx, (l2,), l2, balance)
+        tagger, _ = fit(rest, acts, ctx, (l2,), l2, balance, max_iter)
         picked = [i for i, f in enumerate(fold) if f == k]
         guessed = with_previous([examples[i] for i in picked], tagger, acts)
         for i, e in zip(picked, guessed, strict=True):
             out[i] = e
-    tagger, info = fit(alone, acts, ctx, (l2,), l2, balance)
+    tagger, info = fit(alone, acts, ctx, (l2,), l2, balance, max_iter)
     tagger.name = "default:da-logreg-context"
     info["folds"] = FOLDS
     return [e for e in out if e is not None], tagger, info
@@ -107,6 +109,7 @@ def fit_with_previous(
     l2_grid: Sequence[float],
     l2: float | None,
     balance: bool,
+    max_iter: int = 2000,
 ) -> tuple[DAClassifier, dict[str, Any]]:
     """:func:`~taiwa.annotators.da_classifier.model.fit` with the previous-act block: the context
     tagger at the first strength of ``l2_grid`` (or ``l2``), the cross-fitted guesses as the
@@ -114,10 +117,10 @@ def fit_with_previous(
     from taiwa.annotators.da_classifier.model import fit
 
     guessed, tagger, ctx_info = cross_fitted(
-        examples, acts, settings, l2 if l2 is not None else l2_grid[0], balance
+        examples, acts, settings, l2 if l2 is not None else l2_grid[0], balance, max_iter
     )
     full = replace(settings, prev_acts=len(acts))
-    classifier, info = fit(guessed, acts, full, l2_grid, l2, balance)
+    classifier, info = fit(guessed, acts, full, l2_grid, l2, balance, max_iter)
     classifier.context_tagger = tagger
     info["context_tagger"] = ctx_info
     return classifier, info

@@ -108,6 +108,10 @@ LAST_BITS = 14
 """The size (bits) of the last-sentence block of the default features (0: none)."""
 PREVIOUS_ACT = True
 """Whether the default recipe adds the previous-act block (:mod:`.previous_act`)."""
+MAX_ITER = 300
+"""L-BFGS-B iterations at most per fit of the default recipe and of its char-n-gram baseline:
+the budget the cross-validation that chose the recipe used (``docs/tagger.md``); on the ~6,000
+training utterances a fit to convergence takes several times longer on the shared 2 cores."""
 
 
 def default_settings() -> FeatureSettings:
@@ -133,12 +137,12 @@ def fit_default(
     (:func:`train`) and ``taiwa da train`` (:func:`~taiwa.annotators.da_classifier.own.train_own`)
     are fitted here."""
     if not previous_act:
-        classifier, info = fit(examples, acts, default_settings(), l2_grid, None, BALANCE)
+        classifier, info = fit(examples, acts, default_settings(), l2_grid, None, BALANCE, MAX_ITER)
     else:
         from taiwa.annotators.da_classifier.previous_act import fit_with_previous
 
         classifier, info = fit_with_previous(
-            examples, acts, default_settings(), l2_grid, None, BALANCE
+            examples, acts, default_settings(), l2_grid, None, BALANCE, MAX_ITER
         )
     classifier.meta["question_rule"] = QUESTION_RULE
     return classifier, info
@@ -165,10 +169,18 @@ def char_ngram_baseline(
     key = fit_key(
         train,
         acts,
-        {"settings": settings.to_json(), "grid": L2_GRID, "l2": recorded, "balance": BALANCE},
+        {
+            "settings": settings.to_json(),
+            "grid": L2_GRID,
+            "l2": recorded,
+            "balance": BALANCE,
+            "max_iter": MAX_ITER,
+        },
     )
     return memo_fit(
-        cache_dir, key, lambda: fit(train, acts, settings, L2_GRID, recorded, BALANCE)[0]
+        cache_dir,
+        key,
+        lambda: fit(train, acts, settings, L2_GRID, recorded, BALANCE, MAX_ITER)[0],
     )
 
 
@@ -188,7 +200,7 @@ def evaluate(
 
     acts = list(classifier.acts)
     if ngram is None:
-        ngram, _ = fit(dev, acts, char_ngram_settings(), L2_GRID, balance=BALANCE)
+        ngram, _ = fit(dev, acts, char_ngram_settings(), L2_GRID, None, BALANCE, MAX_ITER)
     out: dict[str, Any] = {"char_ngram_l2": ngram.meta.get("l2")}
     for name, test in tests.items():
         if not test:
@@ -272,7 +284,9 @@ def train(out_dir: Path | None = None) -> tuple[DAClassifier, dict[str, Any]]:
     with ProcessPoolExecutor(2) as pool:  # the two fits are independent: one process each
         grid = SHIPPED_L2_GRID
         default_job = pool.submit(fit_default, train_set, acts, grid)
-        ngram_job = pool.submit(fit, train_set, acts, char_ngram_settings(), grid, None, BALANCE)
+        ngram_job = pool.submit(
+            fit, train_set, acts, char_ngram_settings(), grid, None, BALANCE, MAX_ITER
+        )
         classifier, info = default_job.result()
         ngram, ngram_info = ngram_job.result()
     ngram.meta["l2"] = ngram_info["l2"]
