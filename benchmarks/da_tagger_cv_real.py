@@ -1,7 +1,7 @@
 """The default chitchat11 recipe by cross-validation by dialogue over its real-chat and
 system-style *training* files (issue 38: choose a recipe without looking at a held-out split).
 
-    python benchmarks/da_tagger_cv_real.py [--folds 4] [--no-previous-act] [--no-rule]
+    python benchmarks/da_tagger_cv_real.py [--folds 4] [--previous-act] [--no-rule]
         [--no-last] [--l2 L] [--weight FILE=W ...] [--max-iter N] [--out FILE.npz]
 
 Folds: the dialogues of ``realchat_train.jsonl`` and ``systemstyle_train.jsonl`` dealt into
@@ -9,9 +9,10 @@ Folds: the dialogues of ``realchat_train.jsonl`` and ``systemstyle_train.jsonl``
 folds plus the team-written training files (tidy development split, chat-style, chat-style
 more), every file at its :data:`~taiwa.annotators.da_classifier.recipe.WEIGHTS` unless
 ``--weight`` says otherwise. Two models per fold, both at the shipped L2 strength: the default
-recipe (:func:`~taiwa.annotators.da_classifier.recipe.fit_default`: last-sentence block,
-previous-act block, question rule, each of which can be left out) and the char-n-gram LR
-baseline.
+recipe (:func:`~taiwa.annotators.da_classifier.recipe.fit_default`: last-sentence block and
+question rule, each of which can be left out; ``--previous-act`` adds the previous-act block)
+and the char-n-gram LR baseline, each fit stopped after ``--max-iter`` L-BFGS-B iterations
+(default: the recipe's :data:`~taiwa.annotators.da_classifier.recipe.MAX_ITER`).
 
 Prints, pooled over the folds, for the real-chat and the system-style utterances apart:
 accuracy and macro-F1 of the default, of the baseline and of the part's own majority act;
@@ -60,12 +61,16 @@ def margin_ci(gold: list[str], a: list[str], b: list[str], acts: list[str]) -> l
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--folds", type=int, default=4)
-    parser.add_argument("--no-previous-act", action="store_true")
+    parser.add_argument(
+        "--previous-act", action="store_true", help="with the previous-act block (not shipped)"
+    )
     parser.add_argument("--no-rule", action="store_true", help="without the question rule")
     parser.add_argument("--no-last", action="store_true", help="without the last-sentence block")
     parser.add_argument("--l2", type=float, default=recipe.SHIPPED_L2_GRID[0])
     parser.add_argument("--weight", action="append", default=[], help="FILE=W (a file's name)")
-    parser.add_argument("--max-iter", type=int, default=2000, help="L-BFGS-B iterations")
+    parser.add_argument(
+        "--max-iter", type=int, default=recipe.MAX_ITER, help="L-BFGS-B iterations at most"
+    )
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
 
@@ -76,11 +81,7 @@ def main() -> None:
     recipe.QUESTION_RULE = not args.no_rule
     if args.no_last:
         recipe.LAST_BITS = 0
-    if args.max_iter != 2000:
-        from taiwa.annotators.da_classifier import training
-
-        default_minimize = training.minimize_objective
-        training.minimize_objective = lambda o, max_iter=2000: default_minimize(o, args.max_iter)
+    recipe.MAX_ITER = args.max_iter
 
     acts = taxonomy_acts()
     train, _, _ = recipe.training_sets()
@@ -101,9 +102,11 @@ def main() -> None:
         test = [scored[i] for i in here]
         contexts, replies = [e.context for e in test], [e.reply for e in test]
         default, _ = recipe.fit_default(
-            fixed + rest, acts, (args.l2,), previous_act=not args.no_previous_act
+            fixed + rest, acts, (args.l2,), previous_act=args.previous_act
         )
-        ngram, _ = fit(fixed + rest, acts, char_ngram_settings(), (args.l2,), args.l2, False)
+        ngram, _ = fit(
+            fixed + rest, acts, char_ngram_settings(), (args.l2,), args.l2, False, args.max_iter
+        )
         for name, model in (("default", default), ("ngram", ngram)):
             proba[name][here] = model.proba(contexts, replies)
             for i, t in zip(here, model.tag_many(contexts, replies), strict=True):

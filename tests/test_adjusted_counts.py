@@ -144,7 +144,9 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_the_default_tagger_reports_corrected_beside_raw(run_dir: Path) -> None:
     s = json.loads((run_dir / "summary.json").read_text("utf-8"))
     v = s["across"]["tagger_validation"]
-    assert "tagger_validation_systems" not in s["across"]  # no system-style split yet
+    sv = s["across"]["tagger_validation_systems"]  # the system-style split (issue 38)
+    assert sv["style"] == "system style" and "systemstyle_heldout.jsonl" in sv["name"]
+    assert sv["n"] >= 200
     assert v["style"] == "real chat" and v["n"] >= 600
     assert "realchat_heldout.jsonl" in v["name"]
     human = s["systems"]["human"]
@@ -247,8 +249,8 @@ def test_the_default_taggers_validation_is_tagged_once_and_handed_out_as_copies(
 
 def test_the_run_flags_what_the_simulation_does_not_vouch_for(run_dir: Path) -> None:
     """80 replies are below the correction's floor (both systems); the parrot's replies are
-    corrected through the real-chat split, of another style, while the package has no
-    system-style split; Table 2 shows the corrected columns with the marks."""
+    corrected through the system-style split, the human replies through the real-chat one, so
+    neither is of another style; Table 2 shows the corrected columns with the marks."""
     from taiwa.benchmarks.da_distribution.tables import table2
     from taiwa.display.cells import clip
     from taiwa.metrics.correction_flags import CORRECTION_N, VALIDATION_STYLE
@@ -257,7 +259,7 @@ def test_the_run_flags_what_the_simulation_does_not_vouch_for(run_dir: Path) -> 
     human = {(f["on"], f["code"]) for f in s["systems"]["human"]["flags"]}
     parrot = {(f["on"], f["code"]) for f in s["systems"]["builtin:parrot"]["flags"]}
     assert ("corrected.dae", CORRECTION_N) in human and ("corrected.dae", CORRECTION_N) in parrot
-    assert ("corrected.dae", VALIDATION_STYLE) in parrot
+    assert ("corrected.dae", VALIDATION_STYLE) not in parrot
     assert ("corrected.dae", VALIDATION_STYLE) not in human
     t = table2(s)
     heads = [c.header for c in t.columns]

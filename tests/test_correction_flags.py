@@ -102,20 +102,23 @@ def test_a_raw_ordering_the_correction_reverses_is_flagged() -> None:
 def test_systems_go_through_the_system_style_split_when_there_is_one(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Without a system-style split the systems are corrected through the real-chat one and
-    flagged; with one (here the chat-style split stands in for it) they go through it and the
-    human replies still through real chat."""
+    """Without a system-style split (here a missing file stands in for none) the systems are
+    corrected through the real-chat one and flagged; with one (the shipped
+    ``systemstyle_heldout.jsonl``) they go through it and the human replies still through real
+    chat."""
     from taiwa.annotators.da_classifier.model import default_classifier
     from taiwa.benchmarks.da_distribution import correction
     from taiwa.core.taxonomies import load_taxonomy
 
     tax, tag = load_taxonomy("chitchat11"), default_classifier().tag_many
+    both = correction.default_validations(tax, tag)
+    shipped = correction.STYLE_SETS[correction.SYSTEM_STYLE]
+    missing = "data/samples/da_distribution/no_such_split.jsonl"
+    monkeypatch.setitem(correction.STYLE_SETS, correction.SYSTEM_STYLE, missing)
     alone = correction.default_validations(tax, tag)
     assert alone.systems is alone.human and alone.mismatch("builtin:eliza") is not None
     assert alone.mismatch("human") is None
-    stand_in = "data/samples/da_distribution/chatstyle_heldout.jsonl"
-    monkeypatch.setitem(correction.STYLE_SETS, correction.SYSTEM_STYLE, stand_in)
-    both = correction.default_validations(tax, tag)
+    monkeypatch.setitem(correction.STYLE_SETS, correction.SYSTEM_STYLE, shipped)
     assert both.of("human").style == correction.REAL_CHAT
     assert both.of("builtin:eliza").style == correction.SYSTEM_STYLE
     assert both.mismatch("builtin:eliza") is None

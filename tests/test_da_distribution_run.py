@@ -59,9 +59,14 @@ def test_the_bundled_test_set_is_valid_and_covers_every_act() -> None:
 def test_parrot_and_human_contrast_as_in_table_2(table2: Path) -> None:
     s = json.loads((table2 / "summary.json").read_text("utf-8"))
     parrot, eliza, human = (s["systems"][k] for k in ("builtin:parrot", "builtin:eliza", "human"))
-    # Table 2: おうむ返し 0 / 0 / 0.151, Human 2.48 / 0.237 / 0.160
-    assert parrot["dae"]["value"] == 0.0 and parrot["dami"]["value"] == 0.0
-    assert parrot["acts"][ECHO]["count"] == parrot["tagged"] == s["n_samples"]
+    # Table 2: おうむ返し 0 / 0 / 0.151, Human 2.48 / 0.237 / 0.160. The tagger trained on real
+    # chat (issue 38) calls an echoed greeting or thanks あいさつ, as the real-chat labels do
+    # (こんばんは！ → こんばんはー！), so a few of the parrot's echoes are greetings
+    assert parrot["dae"]["value"] < 0.2 and parrot["dami"]["value"] < 0.1
+    assert parrot["tagged"] == s["n_samples"]
+    assert parrot["acts"][ECHO]["count"] >= 0.95 * s["n_samples"]
+    others = {a for a, v in parrot["acts"].items() if v["count"] and a != ECHO}
+    assert others <= {"あいさつ"}, others
     assert parrot["distinct1"]["value"] > 0.3
     assert human["dae"]["value"] > 2.0 and human["dami"]["value"] > 0.2
     assert human["dae"]["value"] > eliza["dae"]["value"] > parrot["dae"]["value"]
@@ -382,15 +387,20 @@ LONG_REPLIES = [
 
 
 def test_replies_longer_than_the_taggers_validation_set_are_flagged(tmp_path: Path) -> None:
-    """An LLM-like system answering in paragraphs (50+ characters) is tagged by a classifier
-    validated on chat utterances of at most 39 characters: its DAE and DAMI (raw and, through
-    the table, corrected) carry the beyond-validation flag; a system of short replies does not."""
+    """An LLM-like system answering in paragraphs (two of the replies below, 100+ characters)
+    is tagged by a classifier validated on utterances of at most 82 characters (the longest of
+    the system-style held-out split, issue 38): its DAE and DAMI (raw and, through the table,
+    corrected) carry the beyond-validation flag; a system of short replies does not."""
     contexts = sample_path("da_distribution/contexts.jsonl")
     ids = [it.id for it in iter_contexts(contexts, CHITCHAT11)][:20]
     long_file, short_file = tmp_path / "long.jsonl", tmp_path / "short.jsonl"
     long_file.write_text(
         "".join(
-            json.dumps({"id": i, "text": LONG_REPLIES[k % 4]}, ensure_ascii=False) + "\n"
+            json.dumps(
+                {"id": i, "text": LONG_REPLIES[k % 4] + LONG_REPLIES[(k + 1) % 4]},
+                ensure_ascii=False,
+            )
+            + "\n"
             for k, i in enumerate(ids)
         ),
         "utf-8",

@@ -106,8 +106,12 @@ QUESTION_RULE = True
 """Whether the default recipe's models apply the question rule (:mod:`.questions`)."""
 LAST_BITS = 14
 """The size (bits) of the last-sentence block of the default features (0: none)."""
-PREVIOUS_ACT = True
-"""Whether the default recipe adds the previous-act block (:mod:`.previous_act`)."""
+PREVIOUS_ACT = False
+"""Whether the default recipe adds the previous-act block (:mod:`.previous_act`). Not since
+issue 38: the cross-validation that chose the recipe was run without it (no evidence it helps
+on real chat), and it costs five more fits (the context tagger's four cross-fitting folds and
+its own fit), which the shared 2 cores could not afford; ``taiwa da train`` still adds it for a
+user's file with contexts (:mod:`.own`)."""
 MAX_ITER = 300
 """L-BFGS-B iterations at most per fit of the default recipe and of its char-n-gram baseline:
 the budget the cross-validation that chose the recipe used (``docs/tagger.md``); on the ~6,000
