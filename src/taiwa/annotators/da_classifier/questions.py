@@ -67,7 +67,7 @@ _HEDGE = re.compile(r"(?:とか|かも|かな|かしら|など|なんか)$")
 
 def last_sentence(text: str) -> str:
     """The reply's last sentence with content (split after 。！？!? and at line breaks)."""
-    pieces = [p.strip() for p in _SENTENCE_END.split(nfkc(text).strip())]
+    pieces: list[str] = [p.strip() for p in _SENTENCE_END.split(nfkc(text).strip())]
     for piece in reversed(pieces):
         if _DECORATION.sub("", piece):
             return piece
