@@ -26,9 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from taiwa.metrics.comparisons import compare_rows
 from taiwa.core.errors import TaiwaError
-from taiwa.metrics.flags import add_small_n
+from taiwa.core.io import write_json
 from taiwa.harness.chunk_run import check_models, run_stages
 from taiwa.harness.collector import collector_paused
 from taiwa.harness.config import RunConfig
@@ -41,7 +40,8 @@ from taiwa.harness.rows import RowStore, StoredResults
 from taiwa.harness.run_output import close_cache, in_background, open_cache, run_summary
 from taiwa.harness.rundir import RunDir, write_outputs, write_stage_files
 from taiwa.harness.warm_up import WARM_AFTER, warm_up_soon
-from taiwa.core.io import write_json
+from taiwa.metrics.comparisons import compare_rows
+from taiwa.metrics.flags import add_small_n
 from taiwa.models.base import ChatModel
 from taiwa.models.replay import ReferenceModel
 
@@ -152,6 +152,7 @@ def _execute(
                     results.ok,
                     baseline=cfg.baseline,
                     seed=plan.setup.seed,
+                    summary={"systems": summary.systems, "across": summary.across},
                 )
                 if comparisons is not None:
                     seconds["comparisons"] = round(time.perf_counter() - start, 3)

@@ -1,10 +1,11 @@
-"""``taiwa compare RUN_DIR...`` and :func:`taiwa.cli.api.compare`: the paired comparisons of finished
-runs on the same data (issue 27), e.g. systems run on different days.
+"""``taiwa compare RUN_DIR...`` and :func:`taiwa.cli.api.compare`: the paired comparisons of
+finished runs on the same data (issue 27), e.g. systems run on different days.
 
 Each run's stage files are re-read (``config.json`` names them, ``stage_files``) and its systems'
 per-item values collected with the metrics its method declares (``Method.compared``); the
 systems of all runs are then paired exactly as one joint run would pair them
-(:func:`taiwa.metrics.comparisons.comparisons_of`): the same table, the same numbers. Runs are refused,
+(:func:`taiwa.metrics.comparisons.comparisons_of`): the same table, the same numbers, the
+same flags (each run's flags travel to the rows of its systems, issue 39). Runs are refused,
 with one line, when pairing them would be wrong: another method, other items (dataset content,
 ``--limit``, number of samples), other method options, helper roles (annotator, judge, tagger)
 or prompts. A system in two runs (two seeds of a sampling model) is named ``SYSTEM@RUN_DIR``.
@@ -17,10 +18,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from taiwa.metrics.comparisons import collect, comparisons_of
 from taiwa.core.errors import TaiwaError
 from taiwa.harness.method import compared_metrics
 from taiwa.harness.options import parse_options
+from taiwa.metrics.comparisons import collect, comparisons_of
 
 if TYPE_CHECKING:
     from taiwa.harness.method import Method
@@ -85,6 +86,19 @@ def _rows_of(run: RunData) -> Any:
     return rows
 
 
+def _carry_flags(run: RunData, names: Sequence[str], into: dict[str, Any]) -> None:
+    """The flags of ``run``'s summary, its systems named as in the comparison (``names``), so
+    that they travel to the rows as in the run's own block."""
+    blocks = run.summary.get("systems") or {}
+    rename = dict(zip(run_systems(run), names, strict=True))
+    for system, label in rename.items():
+        into["systems"][label] = {"flags": list((blocks.get(system) or {}).get("flags", ()))}
+    for f in (run.summary.get("across") or {}).get("flags", ()):
+        if f.get("systems"):
+            named = [rename[s] for s in f["systems"] if s in rename]
+            into["across"]["flags"].append({**f, "systems": named})
+
+
 def compare_runs(
     run_dirs: Sequence[Path],
     methods: Sequence[Method[Any]],
@@ -116,7 +130,9 @@ def compare_runs(
         metrics = [m for m in metrics if not m.relative]
     labels = run_labels(runs)
     values: dict[str, dict[str, dict[Any, Any]]] = {}
+    flagged: dict[str, Any] = {"systems": {}, "across": {"flags": []}}
     for run, names in zip(runs, labels, strict=True):
+        _carry_flags(run, names, flagged)
         systems = run_systems(run)
         try:
             got = collect(metrics, systems, _rows_of(run))
@@ -134,7 +150,7 @@ def compare_runs(
     if baseline is not None and baseline not in every:
         raise TaiwaError(f"--baseline {baseline}: not a system of these runs ({', '.join(every)})")
     seed = int((runs[0].config.get("seeds") or {}).get("bootstrap", 0))
-    block = comparisons_of(values, metrics, baseline=baseline, seed=seed)
+    block = comparisons_of(values, metrics, baseline=baseline, seed=seed, summary=flagged)
     if block is None:
         raise TaiwaError(f"{method.name}: no per-item metric to compare in these runs")
     return block

@@ -10,8 +10,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from taiwa.display.charts import svg_string
-from taiwa.report.figures import FIG_WIDTH, FONT, chart_label, legend_outside
 from taiwa.display.section import Figure
+from taiwa.report.figures import FIG_WIDTH, FONT, chart_label, legend_outside
 
 SIGNIFICANT = "#c0392b"
 OTHER = "#7f7f7f"
@@ -24,7 +24,11 @@ def _finite(x: Any) -> bool:
 def forest_svg(block: Mapping[str, Any]) -> str:
     """The SVG text of the forest plot of a ``comparisons`` block ("" when no difference is
     finite)."""
-    rows = [r for r in block.get("rows", []) if _finite(r["difference"]["value"])]
+    rows = [
+        r
+        for r in block.get("rows", [])
+        if _finite(r["difference"]["value"]) and not r.get("no_test")  # no test: no interval
+    ]
     if not rows:
         return ""
     metrics: dict[str, list[Mapping[str, Any]]] = {}

@@ -17,6 +17,7 @@ system ranking, per-task difficulty).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -27,11 +28,11 @@ from taiwa.harness.options import comma_list
 
 if TYPE_CHECKING:
     from taiwa.benchmarks.chitchat.dataset import ChitchatItem
-    from taiwa.metrics.comparisons import ComparedMetric
+    from taiwa.display.section import Section
     from taiwa.harness.demo_spec import Demo
     from taiwa.harness.method import Stage
     from taiwa.harness.run_reader import RunData
-    from taiwa.display.section import Section
+    from taiwa.metrics.comparisons import ComparedMetric
 
 TaskName = Literal["next_utterance", "next_speaker", "continuation"]
 TASK_NAMES: tuple[TaskName, ...] = ("next_utterance", "next_speaker", "continuation")
@@ -165,13 +166,26 @@ class ChitchatMethod:
     def compared(self, options: ChitchatOptions) -> list[ComparedMetric]:
         """Per item: ROUGE-L of the extracted reply and the single judge's rating (when the run
         has a judge); the pairwise judge's win rate as a statistic over shared items (pooled
-        points / pairs, :class:`taiwa.judges.win_rate.WinRate`)."""
+        points / pairs, :class:`taiwa.judges.win_rate.WinRate`). Only what was measured is
+        compared (issue 39): a reply whose extraction failed has ROUGE 0 and the lowest rating
+        by rule, and an item a system only forfeited has no judged pair; such items are
+        imputed, left out of the pair and counted."""
+        from taiwa.judges.win_rate import WinRate, judged_points
         from taiwa.metrics.comparisons import ComparedMetric
-        from taiwa.judges.win_rate import WinRate, points_of
+
+        def not_extracted(row: Mapping[str, Any], system: str) -> bool:
+            return not row.get("extracted")
+
+        def not_judged(row: Mapping[str, Any], system: str) -> bool:
+            return bool(row.get("missing"))
 
         return [
-            ComparedMetric("rougeL", "ROUGE-L", "higher", "extract", "rougeL"),
-            ComparedMetric("single", "judge 1-10", "higher", "single_judge", "rating"),
+            ComparedMetric(
+                "rougeL", "ROUGE-L", "higher", "extract", "rougeL", imputed=not_extracted
+            ),
+            ComparedMetric(
+                "single", "judge 1-10", "higher", "single_judge", "rating", imputed=not_judged
+            ),
             ComparedMetric(
                 "win_rate",
                 "win rate",
@@ -180,14 +194,14 @@ class ChitchatMethod:
                 "pairs",
                 kind="statistic",
                 statistic=WinRate(),
-                read=points_of,
+                read=judged_points,
                 across=True,
                 relative=True,
+                flagged_by=("pairwise",),
             ),
         ]
 
     def aggregate(self, samples: Iterable[Any], results: Results, setup: Setup) -> Summary:
-        from taiwa.metrics import flags
         from taiwa.benchmarks.chitchat import summary as s
         from taiwa.benchmarks.chitchat.analysis import task_difficulty
         from taiwa.benchmarks.chitchat.human_ranks import iter_rankings
@@ -197,6 +211,7 @@ class ChitchatMethod:
             quality_notes,
             win_rate_matrix,
         )
+        from taiwa.metrics import flags
 
         o: ChitchatOptions = setup.options
         seed = setup.seed
@@ -263,6 +278,8 @@ class ChitchatMethod:
                 str(r["text"]) for r in results.ok("generate", sys_)
             )
             systems[sys_]["identical_replies"] = share
+            if flag is not None:  # every score of the system rates those same replies
+                flag = replace(flag, covers=SCORES)
             flags.add(systems[sys_], flag)
         across["rankings"] = s.rankings(systems)
         across["consistency"] = s.consistency(systems, seed)
@@ -306,5 +323,8 @@ def _task_counts(tasks: Iterable[str]) -> dict[str, int]:
         counts[t] += 1  # type: ignore[index]
     return {t: n for t, n in counts.items() if n}
 
+
+SCORES = ("single", "pairwise", "rouge1", "rouge2", "rougeL", "rougeL_by_task")
+"""A system's numbers derived from its replies: a flag on the replies covers them."""
 
 METHOD = ChitchatMethod()

@@ -12,9 +12,9 @@ from rich.text import Text
 
 from taiwa.benchmarks.chitchat.dataset import TASK_TITLES
 from taiwa.benchmarks.chitchat.summary import EVALUATIONS
-from taiwa.metrics.flags import MARK, flagged, mark
-from taiwa.harness.method import HUMAN
 from taiwa.display.tables import ci_cell, clip
+from taiwa.harness.method import HUMAN
+from taiwa.metrics.flags import MARK, flagged, mark, marked
 
 CONSTANT = "judge_quality.rating_histogram"
 """The ``across`` key a constant-rating flag of the judge is on: it marks the judge's rating
@@ -61,7 +61,7 @@ def automatic_table(summary: Mapping[str, Any]) -> Table:
             f"{ex['ok']}/{ex['n']}",
             single,
             pairwise_cell(b),
-            *(ci_cell(b.get(k), 3) for k in ("rouge1", "rouge2", "rougeL")),
+            *(mark(ci_cell(b.get(k), 3), b, k) for k in ("rouge1", "rouge2", "rougeL")),
         )
     t.caption = (
         "mean [95 % bootstrap CI]; a reply that could not be extracted scores as a failure; "
@@ -135,26 +135,49 @@ def task_table(summary: Mapping[str, Any]) -> Table:
     t.add_column("system")
     for task in tasks:
         t.add_column(f"{TASK_TITLES.get(task, task)}\n(n={a['tasks'][task]})", justify="right")
+    judge_constant = flagged(a, CONSTANT)
     for system, b in summary["systems"].items():
         cells = []
+        # a flag on the system's single score travels to its per-task single cells
+        single_flagged = flagged(b, "single") or (judge_constant and system != HUMAN)
         for task in tasks:
             rouge = b.get("rougeL_by_task", {}).get(task, {}).get("rougeL")
             single = b.get("single", {}).get("by_task", {}).get(task)
             cell = f"R-L {ci_cell(rouge, 3).split(chr(10))[0]}"
             if single is not None:
-                cell += f"\nsingle {ci_cell(single, 2).split(chr(10))[0]}"
+                line = ci_cell(single, 2).split(chr(10))[0]
+                cell += f"\nsingle {marked(line) if single_flagged else line}"
             cells.append(cell)
         t.add_row(clip(system), *cells)
     diff = a.get("task_difficulty")
     if diff:
-        row = [ci_cell(diff["tasks"].get(task), 2) for task in tasks]
-        t.add_row(Text("all systems (single)", style="bold"), *row)
-        t.caption = (
-            "single scores fall with difficulty, as in seed 001"
-            if diff["decreasing"]
-            else "single scores do not fall in the seed's order of difficulty here"
-        )
+        row = [mark(ci_cell(diff["tasks"].get(task), 2), a, CONSTANT) for task in tasks]
+        t.add_row(Text("all systems (single, judged)", style="bold"), *row)
+        t.caption = difficulty_sentence(diff, judge_constant=flagged(a, CONSTANT))
     return t
+
+
+def difficulty_sentence(diff: Mapping[str, Any], *, judge_constant: bool = False) -> str:
+    """The per-task table's sentence: seed 001's claim only when it holds on the judged
+    ratings (:func:`taiwa.benchmarks.chitchat.analysis.difficulty_claim`) of a judge whose
+    ratings are not flagged; else a neutral line saying why not (issue 39)."""
+    imputed = sum(t.get("imputed", 0) for t in diff["tasks"].values())
+    left = (
+        f"; {imputed} rating(s) given by rule to replies with no answer left out" if imputed else ""
+    )
+    claim = diff.get("claim") or {"holds": False, "why": "not checked (an older run)"}
+    if judge_constant:
+        return (
+            f"all systems: judged ratings only{left}; no difficulty order read: the judge "
+            "gave nearly one rating to everything"
+        )
+    if claim["holds"]:
+        d = claim["drop"]
+        return (
+            f"single scores fall with difficulty, as in seed 001 (judged ratings, easiest − "
+            f"hardest {d['value']:.2f} [{d['ci_low']:.2f}, {d['ci_high']:.2f}]){left}"
+        )
+    return f"all systems: judged ratings only{left}; no difficulty order read: {claim['why']}"
 
 
 def ranking_table(a: Mapping[str, Any]) -> Table:
@@ -183,8 +206,9 @@ def rho_cell(c: Mapping[str, Any]) -> str:
     (e.g. no judgment could be read, so every system shares one place)."""
     if not _number(c.get("rho")):
         return f"– (undefined: a ranking is constant, n={c['n']})"
-    p = f"{c['p']:.2g}" if _number(c.get("p")) else "–"
-    return f"{c['rho']:.2f} (p={p}, n={c['n']})"
+    if not _number(c.get("p")):
+        return f"{c['rho']:.2f} (n={c['n']}: no p below 4)"
+    return f"{c['rho']:.2f} (p={c['p']:.2g}, n={c['n']})"
 
 
 def human_table(h: Mapping[str, Any]) -> Table:
@@ -205,7 +229,11 @@ def human_table(h: Mapping[str, Any]) -> Table:
         t.add_row(
             Text(f"ρ {EVALUATIONS[e]} ~ human", style="dim"),
             f"{c['rho']:.2f} [{c['ci_low']:.2f}, {c['ci_high']:.2f}]" if defined else rho_cell(c),
-            f"p={c['p']:.2g}" if defined else "",
+            f"p={c['p']:.2g}"
+            if defined and _number(c.get("p"))
+            else "no p below 4"
+            if defined
+            else "",
             "",
             str(c["n"]),
         )
