@@ -58,14 +58,15 @@ def covered(results: list[PairedDifference], truth: float) -> float:
 
 
 def test_type_one_error_of_the_sign_flip_test() -> None:
-    """No true difference, 1,200 datasets each: p < 0.05 at most 5 % (plus 2 SE of noise)
-    for 0/1 items at 30 and 100 items and continuous ones at 30; and the interval holds 0
-    exactly when p ≥ 0.05."""
+    """No true difference (the two systems' scores drawn alike on each item), 1,200 datasets
+    each: p < 0.05 at most 5 % (plus 2 SE of noise) for 0/1 items at 30 and 100 items and
+    skewed continuous scores at 30; and the interval holds 0 exactly when p ≥ 0.05."""
     rng = np.random.default_rng(391)
+    alike = rng.exponential(1.0, size=(30, 1200)) - rng.exponential(1.0, size=(30, 1200))
     for d in (
         zero_one(rng, 30, 1200, 0.7, 0.7),
         zero_one(rng, 100, 1200, 0.6, 0.6),
-        continuous(rng, 30, 1200, 0.0),
+        alike,
     ):
         res = _tests(d, seed=1)
         p = np.array([r.p for r in res])
@@ -80,7 +81,7 @@ def test_holm_keeps_the_family_wise_error_over_twelve_tests() -> None:
     rng = np.random.default_rng(392)
     families = 500
     d01 = zero_one(rng, 60, families * 6, 0.7, 0.7)
-    dc = continuous(rng, 60, families * 6, 0.0)
+    dc = rng.normal(size=(60, families * 6)) - rng.normal(size=(60, families * 6))
     p01 = np.array([r.p for r in _tests(d01, seed=2)]).reshape(families, 6)
     pc = np.array([r.p for r in _tests(dc, seed=3)]).reshape(families, 6)
     any_hit = [
@@ -105,14 +106,21 @@ def test_coverage_of_the_zero_one_difference(n: int) -> None:
 
 @pytest.mark.parametrize("n", [10, 30, 100])
 def test_coverage_of_a_continuous_difference(n: int) -> None:
-    """Continuous per-item differences, normal and skewed noise, true difference 0.3, 1,000
-    datasets: coverage at least 93 %."""
+    """Continuous per-item differences, true difference 0.3, 1,000 datasets: normal and
+    moderately skewed noise are covered at least 93 % of the time. Exponential noise
+    (skewness 2) is covered less (about 90 % at 10 items, 93 % at 30): from 30 items such rows
+    are marked small-n by their skewness and the unmarked ones are covered at least 93 % of
+    the time; at 10 items a sample cannot show its skewness (docs/statistics.md)."""
     rng = np.random.default_rng(396 + n)
     normal = 0.3 + rng.normal(0, 1.0, size=(n, 1000))
     skewed = continuous(rng, n, 1000, 0.3)
     for d in (normal, skewed):
         res = _tests(d, seed=n)
         assert covered(res, 0.3) >= 0.93, (n, covered(res, 0.3))
+    if n >= 30:
+        res = _tests(0.3 + rng.exponential(1.0, size=(n, 1000)) - 1, seed=n)
+        unmarked = [r for r in res if not r.small_n]
+        assert covered(unmarked, 0.3) >= 0.93, (n, len(unmarked), covered(unmarked, 0.3))
 
 
 # ---------------------------------------------------------------- power at the MDD

@@ -50,6 +50,14 @@ def _out(row: Mapping[str, Any]) -> str:
     return " ".join(parts) or "0"
 
 
+def _mdd(row: Mapping[str, Any], digits: int) -> str:
+    """The MDD, or for 0/1 items whose MDD would exceed the share of items the systems differ
+    on (no difference that small can be found), ``>`` that share."""
+    if _missing(row["mdd"]) and row.get("discordant") and not row.get("no_test"):
+        return f">{row['discordant'] / row['shared']:.{digits}f}"
+    return _num(row["mdd"], digits)
+
+
 def comparison_cells(row: Mapping[str, Any], digits: int = 3) -> dict[str, str]:
     """One comparison as plain strings, keyed by :data:`HEADERS` (no markup: the caller
     escapes for its medium). ``*`` marks a significant p, :data:`MARK` a flagged pair and a
@@ -68,7 +76,7 @@ def comparison_cells(row: Mapping[str, Any], digits: int = 3) -> dict[str, str]:
         "metric": f"{row['label']} {ARROW[row['direction']]}",
         "a − b [95% CI]": diff,
         "p Holm": _p(row["p_holm"]) + ("*" if row["significant"] else ""),
-        "MDD": _num(row["mdd"], digits),
+        "MDD": _mdd(row, digits),
         "n": str(row["shared"]) + (MARK if row.get("small_n") else ""),
         "out": _out(row),
     }
@@ -88,8 +96,13 @@ def caption(block: Mapping[str, Any]) -> str:
         "rule's, not a measurement), all left out"
     )
     rows = block.get("rows", [])
+    if any(_mdd(r, 3).startswith(">") for r in rows):
+        text += "; MDD >x: more than the share x of items the systems differ on"
     if any(r.get("small_n") for r in rows):
-        text += f"; {MARK} after n: fewer than 10 items, the interval's coverage is not established"
+        text += (
+            f"; {MARK} after n: fewer than 10 items, or differences too skewed for n: the "
+            "interval's coverage is not established"
+        )
     if any(r.get("flags") for r in rows):
         text += f"; {MARK} after a pair: a side's number carries a flag (listed below)"
     untested: dict[tuple[str, str, str], list[str]] = {}

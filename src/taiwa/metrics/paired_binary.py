@@ -68,6 +68,22 @@ def tango_interval(b: np.ndarray, c: np.ndarray, n: int, confidence: float = 0.9
     return np.column_stack([lo_b, hi_a])
 
 
+def mcnemar_p(b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """McNemar's exact two-sided p of each column (``b`` items +1, ``c`` items −1): the share
+    of the ``2^(b+c)`` sign patterns of the discordant items at least as far from an even
+    split, ``min(1, 2 · P(X ≥ max(b, c)))`` for ``X ~ Binomial(b + c, 1/2)`` (1 when b = c).
+    This is the sign-flip p of the same differences, exact at any n."""
+    from taiwa.metrics.exact_tail import binom_sf
+
+    out = np.ones(len(b))
+    for j, (x, y) in enumerate(
+        zip(np.asarray(b, int).tolist(), np.asarray(c, int).tolist(), strict=True)
+    ):
+        if x != y:
+            out[j] = min(1.0, 2 * binom_sf(max(x, y) - 1, x + y, 0.5))
+    return out
+
+
 def discordant_counts(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(b, c)``: per column of a three-valued ``d``, the items at +1 and at −1."""
     return (d > 0).sum(axis=0).astype(float), (d < 0).sum(axis=0).astype(float)
