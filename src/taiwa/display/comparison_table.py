@@ -100,8 +100,8 @@ def caption(block: Mapping[str, Any]) -> str:
         text += "; MDD >x: more than the share x of items the systems differ on"
     if any(r.get("small_n") for r in rows):
         text += (
-            f"; {MARK} after n: fewer than 10 items, or differences too skewed for n: the "
-            "interval's coverage is not established"
+            f"; {MARK} after n: fewer than 10 items, the interval's coverage is not "
+            "established"
         )
     if any(r.get("flags") for r in rows):
         text += f"; {MARK} after a pair: a side's number carries a flag (listed below)"

@@ -21,7 +21,6 @@ either system's own CI when the items vary more than the systems do.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -124,7 +123,6 @@ def difference_tests(
             ci[j] = (lo, hi)
             how[j] = SCORE_INTERVAL
     discordant = (d != 0).sum(axis=0)
-    skew = _skewness(d, means, sd)
     exact = "sign-flip, exact: McNemar's exact test (−1/0/1 differences)"
     return [
         PairedDifference(
@@ -137,19 +135,9 @@ def difference_tests(
             how[j],
             "ternary" if ternary[j] else "mean",
             int(discordant[j]),
-            skewness=float(skew[j]),
         ).for_family(family)
         for j in range(m)
     ]
-
-
-def _skewness(d: np.ndarray, means: np.ndarray, sd: np.ndarray) -> np.ndarray:
-    """The adjusted sample skewness (G1) of each column of ``d`` (0 where the SD is 0)."""
-    n = d.shape[0]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        g1 = ((d - means) ** 3).mean(axis=0) / (((d - means) ** 2).mean(axis=0) ** 1.5)
-    g1 = np.where(np.isfinite(g1), g1, 0.0)
-    return np.asarray(g1 * math.sqrt(n * (n - 1)) / (n - 2) if n > 2 else g1)
 
 
 def paired_difference(

@@ -26,12 +26,6 @@ SMALL_N = 10
 """Measured items below which a tested row is marked small-n: from 6 to 9 items the intervals'
 coverage is not established (simulated from 10 items on, docs/statistics.md)."""
 
-SKEW_ALLOWANCE = 0.3
-"""An item-mean row is marked small-n too while ``|skewness| / √n`` of its per-item
-differences exceeds this: the interval's coverage error grows with skewness / √n, and with
-exponential-like differences (skewness 2) it covered 90–93 % from 10 to 30 items (95 % from
-about 45 items, where 2 / √45 = 0.3; docs/statistics.md)."""
-
 
 @dataclass(frozen=True)
 class PairCounts:
@@ -106,17 +100,11 @@ class PairedDifference:
     discordant: int = 0
     no_test: str | None = None
     family: int = 1
-    skewness: float = 0.0
 
     @property
     def small_n(self) -> bool:
-        """A tested difference over fewer than :data:`SMALL_N` items, or an item mean whose
-        differences are too skewed for its n (:data:`SKEW_ALLOWANCE`)."""
-        n = self.difference.n
-        if self.no_test is not None:
-            return False
-        skewed = self.scale == "mean" and abs(self.skewness) > SKEW_ALLOWANCE * math.sqrt(n)
-        return n < SMALL_N or skewed
+        """A tested difference over fewer than :data:`SMALL_N` items."""
+        return self.no_test is None and self.difference.n < SMALL_N
 
     def for_family(self, family: int, alpha: float = ALPHA) -> PairedDifference:
         """This result with its MDD for a Holm family of ``family`` tests at ``alpha``."""

@@ -28,7 +28,7 @@ def tables(summary: Mapping[str, Any]) -> list[Any]:
         out.append(win_rate_table(a["win_rates"]))
     out.append(task_table(summary))
     if a.get("rankings"):
-        out.append(ranking_table(a))
+        out.append(ranking_table(a, summary["systems"]))
     if "human" in a:
         out.append(human_table(a["human"]))
     if "judge_quality" in a:
@@ -180,17 +180,28 @@ def difficulty_sentence(diff: Mapping[str, Any], *, judge_constant: bool = False
     return f"all systems: judged ratings only{left}; no difficulty order read: {claim['why']}"
 
 
-def ranking_table(a: Mapping[str, Any]) -> Table:
-    """Seed 001's consistency table: each system's place by each evaluation, then ρ."""
+def ranking_table(a: Mapping[str, Any], systems: Mapping[str, Any] | None = None) -> Table:
+    """Seed 001's consistency table: each system's place by each evaluation (marked when the
+    system's number it ranks by is flagged), then ρ."""
     ranks = a["rankings"]
     t = Table(title="rankings (1 = best) and Spearman ρ between evaluations", title_justify="left")
     t.add_column("system")
     evaluations = [e for e in EVALUATIONS if e in ranks]
     for e in evaluations:
         t.add_column(EVALUATIONS[e], justify="right")
-    systems = list(dict.fromkeys(s for e in evaluations for s in ranks[e]))
-    for s in systems:
-        t.add_row(clip(s), *(f"{ranks[e][s]:g}" if s in ranks[e] else "–" for e in evaluations))
+    blocks = systems or {}
+    constant = flagged(a, CONSTANT)
+
+    def place(s: str, e: str) -> str:
+        if s not in ranks[e]:
+            return "–"
+        judged = e == "single" and constant and s != HUMAN
+        return (
+            mark(f"{ranks[e][s]:g}", blocks.get(s), e) if not judged else marked(f"{ranks[e][s]:g}")
+        )
+
+    for s in dict.fromkeys(s for e in evaluations for s in ranks[e]):
+        t.add_row(clip(s), *(place(s, e) for e in evaluations))
     for pair, c in a.get("consistency", {}).items():
         x, y = pair.split("~")
         t.add_row(Text(f"ρ {EVALUATIONS[x]} ~ {EVALUATIONS[y]}", style="dim"), rho_cell(c))
