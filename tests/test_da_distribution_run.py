@@ -17,13 +17,13 @@ from cli import taiwa_main
 from taiwa.benchmarks import get_method
 from taiwa.benchmarks.da_distribution.dataset import iter_contexts
 from taiwa.benchmarks.da_distribution.tables import tables
+from taiwa.core.samples import sample_path
+from taiwa.core.taxonomies import load_taxonomy
 from taiwa.harness.config import RunConfig
 from taiwa.harness.runner import run
 from taiwa.metrics.da_bootstrap import act_distribution, dami_jackknife, distinct_estimate
 from taiwa.metrics.da_distribution import dae, dami, distinct, transition_lift
 from taiwa.metrics.stats import bootstrap_ci
-from taiwa.core.samples import sample_path
-from taiwa.core.taxonomies import load_taxonomy
 from taiwa.text.tokenizer import default_tokenizer
 
 ECHO = "うなずき・おうむ返し"
@@ -204,7 +204,7 @@ def test_a_bad_act_in_the_test_set_is_one_line(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("tagger", "message"),
-    [("no/such/dir", "bad model spec"), ("votes:", "names no file")],
+    [("no/such/dir", "no such directory"), ("votes:", "names no file")],
 )
 def test_taggers_that_are_not_taggers(tmp_path: Path, tagger: str, message: str) -> None:
     r = taiwa_main("run", "da-distribution", "-m", "builtin:parrot", "--tagger", tagger, "-q")

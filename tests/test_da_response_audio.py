@@ -13,9 +13,9 @@ from cli import taiwa
 from taiwa.benchmarks import get_method
 from taiwa.benchmarks.da_response import messages
 from taiwa.benchmarks.da_response.dataset import load_da_response
+from taiwa.core.samples import sample_path
 from taiwa.harness.config import RunConfig
 from taiwa.harness.runner import run
-from taiwa.core.samples import sample_path
 from taiwa.speech.render import render_dataset
 from taiwa.speech.tts import OpenJTalkTTS
 from taiwa.testing.stub_server import StubState, serve

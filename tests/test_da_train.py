@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 
 from cli import taiwa, taiwa_main
-from taiwa.annotators.da_classifier.model import DAClassifier, load_examples, taxonomy_acts
 from taiwa.annotators.da_classifier.encoder import EncoderTagger, require_hf
 from taiwa.annotators.da_classifier.encoder_train import (
     read_training_data,
@@ -22,6 +21,7 @@ from taiwa.annotators.da_classifier.encoder_train import (
     train_encoder,
     validate,
 )
+from taiwa.annotators.da_classifier.model import DAClassifier, load_examples, taxonomy_acts
 from taiwa.core.errors import TaiwaError
 
 pytest.importorskip("transformers")

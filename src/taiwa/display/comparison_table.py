@@ -16,6 +16,7 @@ from typing import Any
 from rich.table import Table
 
 from taiwa.display.cells import clip, compact_table
+from taiwa.display.fit import HeadedTable
 from taiwa.metrics.flags import MARK
 
 ARROW = {"higher": "↑", "lower": "↓"}
@@ -99,10 +100,7 @@ def caption(block: Mapping[str, Any]) -> str:
     if any(_mdd(r, 3).startswith(">") for r in rows):
         text += "; MDD >x: more than the share x of items the systems differ on"
     if any(r.get("small_n") for r in rows):
-        text += (
-            f"; {MARK} after n: fewer than 10 items, the interval's coverage is not "
-            "established"
-        )
+        text += f"; {MARK} after n: fewer than 10 items, the interval's coverage is not established"
     if any(r.get("flags") for r in rows):
         text += f"; {MARK} after a pair: a side's number carries a flag (listed below)"
     untested: dict[tuple[str, str, str], list[str]] = {}
@@ -120,14 +118,17 @@ def flag_lines(block: Mapping[str, Any]) -> list[str]:
 
 
 def comparisons_table(block: Mapping[str, Any], title: str = "paired comparisons") -> Table:
-    """The block as a rich table without vertical rules (fits an 80-column terminal)."""
-    t = compact_table(title, caption=caption(block))
+    """The block as a rich table without vertical rules. Its pairs name the groups of rows
+    (:class:`~taiwa.display.fit.HeadedTable`): where the table does not fit the terminal as it
+    is (80 columns, long system names), each pair is printed once on a line of its own above
+    its metrics, so that no system name is wrapped."""
+    t = compact_table(title, caption=caption(block), kind=HeadedTable)
     t.caption_justify = "left"
-    t.add_column("pair", max_width=22, overflow="fold")
-    t.add_column("metric", max_width=12, overflow="fold")
+    t.add_column("pair", no_wrap=True)
+    t.add_column("metric", no_wrap=True)
     t.add_column("a − b [95% CI]", justify="right", no_wrap=True)
     for name in HEADERS[3:]:
-        t.add_column(name, justify="right", no_wrap=name != "out", max_width=8)
+        t.add_column(name, justify="right", no_wrap=True)
     for row in block["rows"]:
         cells = comparison_cells(row)
         a, b = clip(str(row["a"]), 40), clip(str(row["b"]), 40)

@@ -27,12 +27,13 @@ from taiwa.harness.options import comma_list
 
 if TYPE_CHECKING:
     from taiwa.benchmarks.da_distribution.dataset import ContextItem
-    from taiwa.metrics.comparisons import ComparedMetric
+    from taiwa.display.section import Section
     from taiwa.harness.demo_spec import Demo
     from taiwa.harness.method import Stage
-    from taiwa.models.types import ChatMessage
     from taiwa.harness.run_reader import RunData
-    from taiwa.display.section import Section
+    from taiwa.metrics.comparisons import ComparedMetric
+    from taiwa.models.spec import ModelOptions
+    from taiwa.models.types import ChatMessage
 
 SYSTEM_PROMPT = (
     "あなたは気軽な雑談の相手です。相手の最後の発話に対して、日本語で自然な返事を一言"
@@ -117,10 +118,12 @@ class TaggerValidator:
     def default_data(self) -> list[Path]:
         return []
 
-    def validate(self, spec: str, data: Sequence[Path], seed: int) -> dict[str, Any]:
+    def validate(
+        self, spec: str, data: Sequence[Path], seed: int, models: ModelOptions
+    ) -> dict[str, Any]:
         from taiwa.benchmarks.da_distribution.validate_tagger import validate_tagger
 
-        return validate_tagger(spec, data, seed)
+        return validate_tagger(spec, data, seed, models)
 
     def tables(self, report: Mapping[str, Any]) -> list[Any]:
         from taiwa.benchmarks.da_distribution.validate_tagger import report_tables
@@ -165,8 +168,8 @@ class DADistributionMethod:
         from taiwa.benchmarks.da_distribution.correction import check_validation_file
         from taiwa.benchmarks.da_distribution.llm_tagging import LLMTagStage
         from taiwa.benchmarks.da_distribution.tagging import ModelTagger, TagStage, check_tagger
-        from taiwa.harness.stages import GenerateStage
         from taiwa.core.taxonomies import load_taxonomy
+        from taiwa.harness.stages import GenerateStage
 
         o: DADistributionOptions = setup.options
         taxonomy = load_taxonomy(o.taxonomy)
@@ -311,7 +314,9 @@ def _tagger_provenance(spec: str) -> dict[str, Any]:
             },
             "training_data": meta["training_data"],
         }
-    meta = json.loads((Path(spec) / "taiwa_da.json").read_text("utf-8"))
+    from taiwa.core.io import read_json_object
+
+    meta = read_json_object(Path(spec) / "taiwa_da.json", "a tagger's description")[0]
     from taiwa.annotators.da_classifier.own import FORMAT
 
     if meta.get("format") == FORMAT:

@@ -17,9 +17,9 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-from taiwa.metrics import flags
 from taiwa.benchmarks.da_distribution.consistency import Consistency, consistency
 from taiwa.harness.method import HUMAN, Results
+from taiwa.metrics import flags
 from taiwa.metrics.da_bootstrap import (
     PLUG_IN_FLOORS,
     ActDistribution,

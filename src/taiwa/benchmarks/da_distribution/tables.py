@@ -10,8 +10,8 @@ from typing import Any
 from rich.table import Table
 
 from taiwa.benchmarks.da_distribution.correction_table import corrected_caption, corrected_tables
-from taiwa.metrics.flags import mark
 from taiwa.display.tables import ci_cell, clip, compact_table
+from taiwa.metrics.flags import mark
 
 METRICS = {
     "dae": "DAE (bits)",

@@ -3,7 +3,8 @@
 Seed 002 labels acts by crowd votes (§3.3, §5.1) or by a classifier (§5.2); the ``tagger``
 role names which:
 
-- ``default``: the embedded classifier (:mod:`taiwa.annotators.da_classifier.model`, ``chitchat11``);
+- ``default``: the embedded classifier (:mod:`taiwa.annotators.da_classifier.model`,
+``chitchat11``);
 - ``PATH``: a ``taiwa da train`` output: the default recipe on the user's data
   (:mod:`taiwa.annotators.da_classifier.own`) or an encoder fine-tuned with ``--base``
   (:mod:`taiwa.annotators.da_classifier.encoder`);
@@ -31,9 +32,9 @@ from typing import Any, Protocol
 
 from taiwa.benchmarks.da_distribution.dataset import ContextItem
 from taiwa.core.errors import TaiwaError
+from taiwa.core.schema import Taxonomy
 from taiwa.harness.method import HUMAN, Retry, Row, StageBase
 from taiwa.models.types import ChatRequest, ChatResponse
-from taiwa.core.schema import Taxonomy
 
 VOTES = "votes:"
 DEFAULT = "default"
@@ -89,7 +90,10 @@ def check_tagger(spec: str, taxonomy: Taxonomy, seed: int) -> Labels | Path | Mo
 
     path = Path(spec)
     if path_kind(path / "taiwa_da.json") != "file":
-        from taiwa.models.spec import ModelSpec
+        from taiwa.models.spec import ModelSpec, looks_like_path
+
+        if path_kind(path) == "missing" and looks_like_path(spec):
+            raise TaiwaError(f"--tagger {spec}: no such directory")
 
         try:
             ModelSpec.parse(spec)
