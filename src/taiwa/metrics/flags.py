@@ -142,8 +142,11 @@ def flag_lines(summary: Mapping[str, Any]) -> list[str]:
                 small[str(f["on"]).split(".", 1)[0]] = None
                 ns.append(int(str(f["text"]).split(",", 1)[0].removeprefix("n=")))
             else:
-                also = [*f.get("covers", ()), *f.get("systems", ())]
-                extent = f" (and {', '.join(also)})" if also else ""
+                covers, systems = f.get("covers", ()), f.get("systems", ())
+                extent = f" (and {', '.join(covers)}" if covers else ""
+                if covers and systems:
+                    extent += f" of {', '.join(systems)}"
+                extent += ")" if covers else ""
                 out.append(f"{MARK} {where} · {f['on']}{extent}: {f['text']}")
         if small:
             span = f"{min(ns)}" if min(ns) == max(ns) else f"{min(ns)}–{max(ns)}"
