@@ -310,5 +310,6 @@ def main(argv: list[str] | None = None) -> None:
     finally:
         if argv is None:  # called as the ``taiwa`` process, which ends here
             exiting()
-    if isinstance(code, int) and code:  # typer.Exit(code), e.g. 130 after Ctrl-C
-        sys.exit(code)
+    # like click's standalone mode: the command's end is the process's exit (0, or typer.Exit's
+    # code, e.g. 130 after Ctrl-C)
+    sys.exit(code if isinstance(code, int) else 0)
