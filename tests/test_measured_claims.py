@@ -175,3 +175,44 @@ def test_taiwa_compare_and_the_leaderboard_carry_the_flag(intent_runs: dict[str,
     board = md.read_text(encoding="utf-8")
     mine = next(line for line in board.splitlines() if "alone" in line and "replay:" in line)
     assert mine.count(MARK) >= 4  # Table 1's three cells and the vs-human column(s)
+
+
+def test_a_flag_on_one_pairs_comparison_travels_to_that_row_only() -> None:
+    """da-distribution's correction flags a raw DAE comparison that the corrected DAE orders
+    the other way (``across``, ``on: comparisons.dae``, the two systems): that pair's DAE row
+    carries it, the other pairs' rows and the pair's other metrics do not, its text once."""
+    from taiwa.benchmarks.da_distribution.corrected import ordering_flag
+    from taiwa.display.comparison_table import flag_lines
+    from taiwa.metrics.comparisons import ComparedMetric, build_comparisons
+    from taiwa.metrics.flags import add
+    from taiwa.metrics.paired import ActEntropy
+
+    def system(raw: float, corrected: float) -> dict[str, Any]:
+        est = {"value": corrected, "ci_low": corrected - 0.2, "ci_high": corrected + 0.2, "n": 90}
+        return {"dae": {"value": raw}, "corrected": {"dae": est}}
+
+    systems = {"a": system(2.6, 2.1), "b": system(2.4, 2.9), "c": system(0.1, 0.0)}
+    across: dict[str, Any] = {}
+    for x, y in (("a", "b"), ("a", "c"), ("b", "c")):
+        add(across, ordering_flag(systems, x, y, "comparisons.dae", named=True))
+    assert [f["systems"] for f in across["flags"]] == [["a", "b"]]
+    rng = np.random.default_rng(0)
+    acts = ["質問", "応答", "提案", "挨拶"]
+    values = {
+        s: {
+            "dae": {k: acts[int(rng.integers(4))] for k in range(90)},
+            "len": {k: float(rng.normal()) for k in range(90)},
+        }
+        for s in systems
+    }
+    metrics = [
+        ComparedMetric("dae", "DAE", "higher", "tag", "act", "statistic", ActEntropy()),
+        ComparedMetric("len", "length", "higher", "score", "length"),
+    ]
+    block = build_comparisons(
+        values, metrics, n_resamples=200, summary={"systems": systems, "across": across}
+    )
+    flagged = {(r["a"], r["b"], r["metric"]) for r in block["rows"] if r["flags"]}
+    assert flagged == {("a", "b", "dae")}
+    [line] = flag_lines(block)
+    assert "a vs b: raw DAE orders a and b" in line

@@ -10,8 +10,9 @@ raw p-value, the Holm-corrected p across every test run, the minimum detectable 
 that test and family, the measured n, the items left out (scored by one side only, or imputed)
 and, below the floor of measured items, no test and why (statistics in
 :mod:`taiwa.metrics.paired`). Flags of the systems' numbers travel to the rows compared on
-them (:func:`taiwa.metrics.flags.flags_on`). :mod:`taiwa.display.comparison_table` shows the
-block.
+them (:func:`taiwa.metrics.flags.flags_on`), and a flag of ``across`` on
+``comparisons.KEY`` naming two systems to that pair's row of KEY.
+:mod:`taiwa.display.comparison_table` shows the block.
 
 Importing this module loads no numpy (method packages declare their metrics at import time);
 :func:`build_comparisons` imports the statistics when it runs. A declaration holding a
@@ -275,6 +276,9 @@ def build_comparisons(
             for f in _flags_of(summary, side, m.flag_keys):
                 noted.setdefault((side, f["code"], f["on"]), {"system": side, **f})
                 on.append({"system": side, "code": f["code"], "on": f["on"]})
+        for f in _pair_flags(summary, a, b, m.key):
+            noted.setdefault(("across", f["code"], f["text"]), {"system": "across", **f})
+            on.append({"system": "across", "code": f["code"], "on": f["on"]})
         rows.append(
             {
                 "a": a,
@@ -313,6 +317,19 @@ def _resampled(m: ComparedMetric) -> str:
     from taiwa.metrics.paired_statistic import CORRECTED_NOTE, RESAMPLED_NOTE, BiasCorrected
 
     return CORRECTED_NOTE if isinstance(m.statistic, BiasCorrected) else RESAMPLED_NOTE
+
+
+def _pair_flags(summary: Summaries | None, a: str, b: str, key: str) -> list[dict[str, str]]:
+    """The flags of ``across`` on this pair's comparison of ``key`` (``on``:
+    ``comparisons.KEY``, ``systems``: the two systems), e.g. a raw DAE comparison that the
+    corrected DAE orders the other way."""
+    if summary is None:
+        return []
+    return [
+        {"code": f["code"], "on": f["on"], "text": f["text"]}
+        for f in (summary.get("across") or {}).get("flags", ())
+        if f.get("on") == f"comparisons.{key}" and set(f.get("systems", ())) == {a, b}
+    ]
 
 
 def _flags_of(summary: Summaries | None, system: str, keys: Sequence[str]) -> list[dict[str, str]]:
