@@ -61,6 +61,8 @@ def test_the_chitchat_run_of_the_issue_tests_only_what_was_judged(tmp_path: Path
     judged = rows["builtin:eliza", "human", "single"]
     assert judged["no_test"] is None and judged["shared"] + judged["imputed_a"] == 10
     assert judged["flags"] and judged["flags"][0]["code"] == "constant-rating"
+    [constant] = [f for f in s["across"]["flags"] if f["code"] == "constant-rating"]
+    assert constant["systems"] == ["builtin:eliza"]  # the judge read none of the parrot's
     claim = s["across"]["task_difficulty"]["claim"]
     assert not claim["holds"]
     rho = s["across"]["consistency"]["single~rougeL"]

@@ -196,7 +196,13 @@ def judge_flags(
         return
     overall = flags.rating_histogram_flag(hist["bins"], "judge_quality.rating_histogram")
     if overall is not None:  # it qualifies every judged system's single score (issue 39)
-        judged = tuple(s for s, b in systems.items() if s != human and "single" in b)
+        judged = tuple(
+            s
+            for s, b in systems.items()
+            if s != human
+            and "single" in b
+            and rating_histogram(results.rows("single_judge", s))["n"]  # the judge read some
+        )
         flags.add(across, replace(overall, covers=("single",), systems=judged))
         return
     for system, block in systems.items():
