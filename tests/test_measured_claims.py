@@ -160,6 +160,10 @@ def test_the_constant_answerers_flag_is_on_every_cell_derived_from_its_answers(
     lines = intent_runs["stdout"].splitlines()
     row1 = next(i for i, line in enumerate(lines) if line.lstrip("│ ").startswith("replay:"))
     assert lines[row1].count(MARK) == 3
+    table2 = next(i for i, line in enumerate(lines) if "seed 004 Table 2" in line)
+    cells = [line.strip("│ ").split() for line in lines[table2:]]
+    gaps = [line for line, c in zip(lines[table2:], cells, strict=True) if c and c[0].isdigit()]
+    assert gaps and all(line.count(MARK) == 2 for line in gaps)  # first n and random gaps
     text = " ".join(intent_runs["stdout"].split())
     assert text.count("every answer named option 1") == 1  # the text once
 

@@ -65,8 +65,8 @@ def table2(summary: Mapping[str, Any]) -> Table | None:
         cells = []
         for system, st in blocks.items():
             p = st["points"][row]
-            first = f"{p['prefix_gap']:.3f}"
-            cells += [marked(first) if carries[system] else first, f"{p['random_mean_gap']:.3f}"]
+            gaps = (f"{p['prefix_gap']:.3f}", f"{p['random_mean_gap']:.3f}")
+            cells += [marked(g) if carries[system] else g for g in gaps]
         t.add_row(str(n), *cells)
     stable = []
     why = []
