@@ -222,3 +222,17 @@ def test_a_flag_on_one_pairs_comparison_travels_to_that_row_only() -> None:
     assert flagged == {("a", "b", "dae")}
     [line] = flag_lines(block)
     assert "a vs b: raw DAE orders a and b" in line
+
+
+def test_the_judges_agreement_with_human_ranks_has_an_exact_p_and_none_over_3_systems() -> None:
+    """ρ between a judge and human ranks over 3 systems is 1.00 at best and no p can go below
+    1/3 (scipy's t approximation said 0); over 4 systems a perfect ρ has p = 2/4! exactly."""
+    from taiwa.judges.analysis import agreement_with_humans
+
+    for n, p in ((3, None), (4, 2 / 24)):
+        systems = [f"s{k}" for k in range(n)]
+        ranks = {f"i{k}": {s: float(r + 1) for r, s in enumerate(systems)} for k in range(6)}
+        agree = {i: {s: 10.0 - r for s, r in per.items()} for i, per in ranks.items()}
+        res = agreement_with_humans(agree, ranks, seed=0, n_resamples=50)
+        assert res["rho"] == pytest.approx(1.0)
+        assert res["p"] != res["p"] if p is None else res["p"] == pytest.approx(p), (n, res["p"])
