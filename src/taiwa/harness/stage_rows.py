@@ -234,7 +234,8 @@ def _check_counts(
     lanes = [""] if scanned.across else list(systems)
     extra = [lane for lane in scanned.rows if lane not in lanes]
     if extra:
-        got = f"rows of {extra[0]!r}, which is none of the run's systems ({', '.join(systems)})"
+        known = ", ".join(systems)
+        got = f"rows of {extra[0][:60]!r}, which is none of the run's systems ({known})"
         if not extra[0]:
             got = "a row without its system"
         raise InputError(str(path), None, "system", "rows of the run's systems", got)

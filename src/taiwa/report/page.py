@@ -157,7 +157,9 @@ def merged_headline(runs: Sequence[RunData], firsts: Sequence[TableData]) -> Tab
 
 def method_html(method: Method[Any], runs: Sequence[RunData], counter: list[int]) -> Html:
     """The whole section of one method: combined headline, then each run."""
-    parts = [tag("h2", f"{method.name} (seed {method.seed})", id=f"m-{method.name}")]
+    # a method that follows no seed paper (prompts: seed "-") shows its name alone
+    title = method.name if method.seed in ("", "-") else f"{method.name} (seed {method.seed})"
+    parts = [tag("h2", title, id=f"m-{method.name}")]
     parts.append(tag("p", method.title, cls="muted"))
     rendered = [_section(method, r) for r in runs]
     from rich.table import Table
