@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from taiwa.harness.method import Row
-from taiwa.metrics.stats import Correlation, bootstrap_ci, correlation
+from taiwa.metrics.stats import Correlation, bootstrap_ci, correlation, spearman_with_p
 
 FLIP_RATE_THRESHOLD = 0.35
 """Above this order-flip rate a judge is flagged. GPT-4, the most position-consistent judge of
@@ -392,12 +392,5 @@ def _spearman(x: np.ndarray, y: np.ndarray, *, p_value: bool = False) -> tuple[f
     if len(a) < 3 or np.all(a == a[0]) or np.all(b == b[0]):
         return float("nan"), float("nan")
     if p_value:
-        from taiwa.metrics.stats import PERMUTED_RANK_MAX_N, RANK_P_MIN_N, spearman_permutation_p
-
-        r, p = (float(v) for v in stats.spearmanr(a, b)[:2])
-        if len(a) < RANK_P_MIN_N:
-            p = float("nan")
-        elif len(a) <= PERMUTED_RANK_MAX_N:
-            p = spearman_permutation_p(a, b)
-        return r, p
+        return spearman_with_p(a, b)
     return float(np.corrcoef(stats.rankdata(a), stats.rankdata(b))[0, 1]), float("nan")

@@ -247,6 +247,16 @@ def spearman_permutation_p(
     return float((1 + (rho >= observed - 1e-12).sum()) / (1 + RANK_PERMUTATIONS))
 
 
+def spearman_with_p(a: np.ndarray, b: np.ndarray, seed: int = 0) -> tuple[float, float]:
+    """Spearman ρ of two non-constant arrays (3 pairs or more) and its p-value: none (NaN)
+    below :data:`RANK_P_MIN_N` pairs, the permutation p up to :data:`PERMUTED_RANK_MAX_N`,
+    scipy's beyond."""
+    r, p = _coef("spearman", a, b)
+    if len(a) < RANK_P_MIN_N:
+        return r, float("nan")
+    return r, spearman_permutation_p(a, b, seed) if len(a) <= PERMUTED_RANK_MAX_N else p
+
+
 def correlation(
     x: Sequence[float], y: Sequence[float], method: Method = "spearman", *, seed: int = 0
 ) -> Correlation:
@@ -266,11 +276,11 @@ def correlation(
     if np.all(a == a[0]) or np.all(b == b[0]):
         nan = float("nan")
         return Correlation(method, nan, nan, len(a), nan, nan)
-    r, p = _coef(method, a, b)
-    if method != "pearson" and len(a) < RANK_P_MIN_N:
-        p = float("nan")
-    elif method == "spearman" and len(a) <= PERMUTED_RANK_MAX_N:
-        p = spearman_permutation_p(a, b, seed)
+    if method == "spearman":
+        r, p = spearman_with_p(a, b, seed)
+    else:
+        r, p = _coef(method, a, b)
+        p = float("nan") if method == "kendall" and len(a) < RANK_P_MIN_N else p
     if method == "kendall":
 
         def stat(u: np.ndarray, v: np.ndarray) -> float:
