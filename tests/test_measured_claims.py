@@ -62,7 +62,7 @@ def test_the_chitchat_run_of_the_issue_tests_only_what_was_judged(tmp_path: Path
     assert judged["no_test"] is None and judged["shared"] + judged["imputed_a"] == 10
     assert judged["flags"] and judged["flags"][0]["code"] == "constant-rating"
     [constant] = [f for f in s["across"]["flags"] if f["code"] == "constant-rating"]
-    assert constant["systems"] == ["builtin:eliza"]  # the judge read none of the parrot's
+    assert constant["systems"] == ["builtin:eliza", "human"]  # it read none of the parrot's
     claim = s["across"]["task_difficulty"]["claim"]
     assert not claim["holds"]
     rho = s["across"]["consistency"]["single~rougeL"]
@@ -75,7 +75,11 @@ def test_the_chitchat_run_of_the_issue_tests_only_what_was_judged(tmp_path: Path
 
     console = Console(width=100, record=True, color_system=None)
     print_result(console, res)
-    text = " ".join(console.export_text().split())
+    exported = console.export_text()
+    lines = [x.strip("│ ") for x in exported.splitlines()]
+    human = next(x for x in lines if x.startswith("human ") and "10/10" in x)
+    assert f"5.00 {MARK}" in human  # the same judge rated the reference
+    text = " ".join(exported.split())
     assert "as in seed 001" not in text and "none below 4" in text
     assert "p=0," not in text and "no test for builtin:parrot − human" in text
 

@@ -181,8 +181,9 @@ def judge_flags(
     human: str,
 ) -> None:
     """The judge's flags: no pair judged for the order-flip rate, one rating for nearly every
-    reply (over all systems: the judge's; else per system, leaving out ``human``, whose reply
-    is the reference the judge compares with)."""
+    reply (over all systems: the judge's, on the single score of every system whose replies it
+    read; else per system, leaving out ``human``, whose reply is the reference the judge
+    compares with, so that it may rightly get one rating)."""
     from taiwa.judges.analysis import rating_histogram
     from taiwa.metrics import flags
 
@@ -196,12 +197,10 @@ def judge_flags(
         return
     overall = flags.rating_histogram_flag(hist["bins"], "judge_quality.rating_histogram")
     if overall is not None:  # it qualifies every judged system's single score (issue 39)
-        judged = tuple(
+        judged = tuple(  # human too: its ratings came from the same judge
             s
             for s, b in systems.items()
-            if s != human
-            and "single" in b
-            and rating_histogram(results.rows("single_judge", s))["n"]  # the judge read some
+            if "single" in b and rating_histogram(results.rows("single_judge", s))["n"]
         )
         flags.add(across, replace(overall, covers=("single",), systems=judged))
         return

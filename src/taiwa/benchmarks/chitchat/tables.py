@@ -20,7 +20,16 @@ from taiwa.metrics.flags import MARK, flagged, mark, marked
 
 CONSTANT = "judge_quality.rating_histogram"
 """The ``across`` key a constant-rating flag of the judge is on: it marks the judge's rating
-line and the single cells of the systems, not ``human``'s (the reference is not flagged)."""
+line and the single cells of the systems whose replies the judge read (its ``systems``)."""
+
+
+def constant_judge(across: Mapping[str, Any], system: str) -> bool:
+    """Whether the judge's constant-rating flag qualifies ``system``'s single score (a summary
+    written before the flag named its systems: every system but ``human``)."""
+    for f in across.get("flags", ()):
+        if f.get("on") == CONSTANT:
+            return system in f["systems"] if "systems" in f else system != HUMAN
+    return False
 
 
 def tables(summary: Mapping[str, Any]) -> list[Any]:
@@ -56,12 +65,11 @@ def automatic_table(summary: Mapping[str, Any]) -> Table:
         "ROUGE-L",
     ):
         t.add_column(name, justify="left" if name == "system" else "right")
-    judge_constant = flagged(summary["across"], CONSTANT)
     for system, b in summary["systems"].items():
         ex = b["extracted"]
         single = mark(ci_cell(b.get("single"), 2), b, "single")
-        if judge_constant and system != HUMAN and MARK not in single and b.get("single"):
-            single = mark(single, summary["across"], CONSTANT)
+        if constant_judge(summary["across"], system) and b.get("single"):
+            single = marked(single)
         t.add_row(
             clip(system),
             f"{ex['ok']}/{ex['n']}",
@@ -141,11 +149,10 @@ def task_table(summary: Mapping[str, Any]) -> Table:
     t.add_column("system")
     for task in tasks:
         t.add_column(f"{TASK_TITLES.get(task, task)}\n(n={a['tasks'][task]})", justify="right")
-    judge_constant = flagged(a, CONSTANT)
     for system, b in summary["systems"].items():
         cells = []
         # a flag on the system's single score travels to its per-task single cells
-        single_flagged = flagged(b, "single") or (judge_constant and system != HUMAN)
+        single_flagged = flagged(b, "single") or constant_judge(a, system)
         for task in tasks:
             rouge = b.get("rougeL_by_task", {}).get(task, {}).get("rougeL")
             single = b.get("single", {}).get("by_task", {}).get(task)
@@ -197,12 +204,11 @@ def ranking_table(a: Mapping[str, Any], systems: Mapping[str, Any] | None = None
     for e in evaluations:
         t.add_column(EVALUATIONS[e], justify="right")
     blocks = systems or {}
-    constant = flagged(a, CONSTANT)
 
     def place(s: str, e: str) -> str:
         if s not in ranks[e]:
             return "–"
-        judged = e == "single" and constant and s != HUMAN
+        judged = e == "single" and constant_judge(a, s)
         return (
             mark(f"{ranks[e][s]:g}", blocks.get(s), e) if not judged else marked(f"{ranks[e][s]:g}")
         )
