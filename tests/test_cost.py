@@ -200,7 +200,7 @@ def test_prices_parse_and_match_by_spec_or_model_name(tmp_path: Path) -> None:
     assert read_prices(yaml_file) == {"gpt-4o": (2.5, 10.0), "mini": (0.15, 0.6)}
     bad_file = tmp_path / "bad.json"
     bad_file.write_text('{"gpt-4o": {"in": 2.5}}', encoding="utf-8")
-    with pytest.raises(TaiwaError, match=r"bad\.json: gpt-4o"):
+    with pytest.raises(TaiwaError, match=r"bad\.json:1: field 'gpt-4o'"):
         read_prices(bad_file)
     entry: dict[str, Any] = {"tokens_in": None, "tokens_out": None, "usage_unknown": 0}
     add_cost(entry, (1.0, 1.0))  # a model that counts no tokens costs nothing known

@@ -90,8 +90,10 @@ def test_text_from_data_is_escaped(runs: dict[str, Path], tmp_path: Path) -> Non
     run = tmp_path / "run"
     shutil.copytree(runs["intent"], run)
     path = run / "summary.json"
+    for f in [path, run / "config.json", *run.glob("*.jsonl")]:  # the system renamed alike
+        text = f.read_text("utf-8").replace("builtin:random", "<img src=x onerror=alert(1)>")
+        f.write_text(text, "utf-8")
     s = json.loads(path.read_text("utf-8"))
-    s["systems"]["<img src=x onerror=alert(1)>"] = s["systems"].pop("builtin:random")
     s["notes"].append("<script>alert(2)</script>")
     path.write_text(json.dumps(s, ensure_ascii=False, indent=2), "utf-8")
     html = write_report([run], methods=all_methods()).read_text("utf-8")

@@ -10,7 +10,6 @@ concurrency and the response cache apply.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -48,17 +47,22 @@ def repair_turn(output: str, error: str, repair: str | None = None) -> list[Chat
 
 def extract_json(text: str) -> object:
     """The JSON object in ``text``: the whole text, else the outermost ``{...}`` span."""
+    from taiwa.core.errors import InputError
+    from taiwa.core.io.json_doc import JSONSyntaxError, loads
+
     cleaned = _FENCE.sub("", text.strip())
     try:
-        return json.loads(cleaned)
-    except json.JSONDecodeError:
+        return loads(cleaned, "the output")
+    except JSONSyntaxError:
         start, end = cleaned.find("{"), cleaned.rfind("}")
         if start < 0 or end <= start:
             raise ValueError("no JSON object found in the output") from None
         try:
-            return json.loads(cleaned[start : end + 1])
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"invalid JSON: {exc.msg} at character {exc.pos}") from None
+            return loads(cleaned[start : end + 1], "the output")
+        except InputError as exc:  # bounded: nesting and numbers, as every JSON read
+            raise ValueError(f"invalid JSON: {exc.got or exc.expected}") from None
+    except InputError as exc:
+        raise ValueError(f"invalid JSON: {exc.expected} (got {exc.got})") from None
 
 
 async def generate_json(

@@ -13,6 +13,8 @@ import time
 from datetime import UTC
 from typing import Any
 
+from taiwa.core.errors import InputError
+from taiwa.core.io.json_doc import loads
 from taiwa.core.redact import redact
 
 
@@ -50,8 +52,8 @@ def _error_text(raw: bytes) -> str:
 def _server_words(raw: bytes) -> str:
     text = raw.decode("utf-8", "replace")
     try:
-        body = json.loads(text)
-    except ValueError:
+        body = loads(text, "the response body")
+    except InputError:
         return " ".join(text.split())
     if isinstance(body, dict):
         err = body.get("error")

@@ -26,7 +26,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from taiwa.core.errors import EndpointError, TaiwaError
+from taiwa.core.errors import EndpointError, InputError, TaiwaError
+from taiwa.core.io.json_doc import loads
 from taiwa.core.redact import redact
 from taiwa.models.base import ConcurrentModel, OnResponse, tally
 from taiwa.models.openai_errors import (
@@ -333,9 +334,9 @@ class OpenAITransport(ConcurrentModel):
             ) from None
         if 200 <= status < 300:
             try:
-                body = json.loads(raw)
+                body = loads(raw.decode("utf-8"), "the response body")
                 content = body["choices"][0]["message"]["content"]
-            except ValueError:
+            except (ValueError, InputError):
                 snippet = _error_text(raw)[:200]
                 raise RequestFailed(
                     f"unparsable response body (HTTP {status}): {snippet}", retryable=True

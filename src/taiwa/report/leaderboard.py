@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from taiwa.core.errors import TaiwaError
+from taiwa.core.io import shown_name
 from taiwa.display.section import Html
 from taiwa.harness.run_reader import RunData, find_runs, load_run, summary_errors
 from taiwa.metrics.flags import MARK
@@ -76,6 +78,18 @@ def headline_tables(
     return out
 
 
+def check_baseline(baseline: str, runs: Sequence[RunData]) -> None:
+    """``--baseline`` names a system of some run (or ``SYSTEM@RUN_DIR``, as a system in two
+    runs is named); otherwise a one-line error, as ``taiwa run`` and ``taiwa compare`` give."""
+    names = {s for r in runs for s in r.systems}
+    names |= {f"{s}@{at}" for r in runs for s in r.systems for at in (r.path.name, r.path)}
+    if baseline not in names:
+        listed = ", ".join(sorted({s for r in runs for s in r.systems}))
+        raise TaiwaError(
+            f"--baseline {shown_name(baseline)}: not a system of these runs ({listed})"
+        )
+
+
 def write_leaderboard(
     runs_dir: Path,
     out: Path | None = None,
@@ -89,6 +103,8 @@ def write_leaderboard(
     from taiwa.core.io import atomic_open
 
     runs = [load_run(p) for p in find_runs([runs_dir])]
+    if baseline is not None:
+        check_baseline(baseline, runs)
     tables = headline_tables(runs, methods, baseline)
     made = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     body: list[Html] = []

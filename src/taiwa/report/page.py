@@ -7,7 +7,7 @@ figures and examples."""
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -65,35 +65,32 @@ def _kv(rows: Sequence[tuple[str, Any]]) -> Html:
     return Html(f'<div class="table"><table class="kv">{body}</table></div>')
 
 
-def _digests(d: dict[str, Any] | None) -> str:
+def _digests(d: Mapping[str, str]) -> str:
     """SHA-256 digests shown by their first 12 hex digits."""
-    return "; ".join(f"{k} {str(v)[:12]}" for k, v in (d or {}).items())
+    return "; ".join(f"{k} {v[:12]}" for k, v in d.items())
 
 
 def provenance(run: RunData) -> Html:
     """Who and what made the run: method, systems, helper roles, models, seeds, versions, the
     prompts' and inputs' SHA-256, when it finished."""
     c, s = run.config, run.summary
-    models = "; ".join(
-        f"{spec}: {m.get('backend', '?')} {m.get('model_id', '')}".strip()
-        for spec, m in (c.get("models") or {}).items()
-    )
-    roles = ", ".join(f"{k}={v}" for k, v in (c.get("roles") or {}).items())
-    seeds = ", ".join(f"{k} {v}" for k, v in (c.get("seeds") or {}).items())
-    options = ", ".join(f"{k}={v}" for k, v in (c.get("options") or {}).items())
+    models = "; ".join(f"{spec}: {m.backend} {m.model_id}".strip() for spec, m in c.models.items())
+    roles = ", ".join(f"{k}={v}" for k, v in c.roles.items())
+    seeds = ", ".join(f"{k} {v}" for k, v in c.seeds.items())
+    options = ", ".join(f"{k}={v}" for k, v in c.options.items())
     rows: list[tuple[str, Any]] = [
         ("directory", str(run.path)),
         ("status", s.get("status")),
         ("finished", run.finished),
         ("samples", s.get("n_samples")),
-        ("systems", ", ".join(c.get("systems") or s["systems"])),
+        ("systems", ", ".join(run.systems)),
         ("helper roles (judge, annotator, tagger …)", roles or "none"),
         ("models", models),
         ("options", options),
         ("seeds", seeds),
-        ("taiwa", f"{c.get('taiwa_version', '?')} (git {str(c.get('git_commit'))[:12]})"),
-        ("prompts (SHA-256)", _digests(c.get("prompt_sha256"))),
-        ("inputs (SHA-256)", _digests(c.get("input_sha256"))),
+        ("taiwa", f"{c.taiwa_version or '?'} (git {str(c.git_commit)[:12]})"),
+        ("prompts (SHA-256)", _digests(c.prompt_sha256)),
+        ("inputs (SHA-256)", _digests(c.input_sha256)),
         ("seconds", (s.get("seconds") or {}).get("total")),
     ]
     return _kv(rows)

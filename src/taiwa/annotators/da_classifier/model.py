@@ -241,7 +241,9 @@ class DAClassifier:
 
         if npz is None:
             npz = shipped_paths()[0]
-        meta = json.loads(npz.with_suffix(".json").read_text("utf-8"))
+        from taiwa.core.io import read_json_object
+
+        meta = read_json_object(npz.with_suffix(".json"), "a classifier's description")[0]
         if meta.get("version") not in COMPATIBLE:
             from taiwa.core.errors import TaiwaError
 

@@ -42,9 +42,12 @@ META_FILE = "taiwa_da.json"
 
 def is_own(path: Path) -> bool:
     """Whether ``path`` holds a classifier this module wrote (by its ``taiwa_da.json``)."""
+    from taiwa.core.errors import InputError
+    from taiwa.core.io import read_json_object
+
     try:
-        meta = json.loads((Path(path) / META_FILE).read_text("utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        meta = read_json_object(Path(path) / META_FILE)[0]
+    except InputError:
         return False
     return isinstance(meta, dict) and meta.get("format") == FORMAT
 

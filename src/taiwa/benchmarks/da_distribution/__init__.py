@@ -311,7 +311,9 @@ def _tagger_provenance(spec: str) -> dict[str, Any]:
             },
             "training_data": meta["training_data"],
         }
-    meta = json.loads((Path(spec) / "taiwa_da.json").read_text("utf-8"))
+    from taiwa.core.io import read_json_object
+
+    meta = read_json_object(Path(spec) / "taiwa_da.json", "a tagger's description")[0]
     from taiwa.annotators.da_classifier.own import FORMAT
 
     if meta.get("format") == FORMAT:

@@ -24,7 +24,6 @@ Where the confusion comes from (:func:`load_validation`):
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -32,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from taiwa.core.errors import InputError, TaiwaError
+from taiwa.core.io.text import json_type
 
 if TYPE_CHECKING:
     import numpy as np
@@ -67,31 +67,49 @@ def _report(path: Path) -> Mapping[str, Any] | None:
     """The ``taiwa validate tagger --json`` report in ``path``, or ``None`` if it is not one.
     A report holds one block per gold set (``sets``: name → ``labels``); an older report held
     one ``labels`` block: both are read, as a mapping set name → labels block."""
-    try:
-        data = json.loads(path.read_text("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        return None
-    if not (isinstance(data, dict) and "tagger" in data):
+    from taiwa.core.io import read_json_object
+    from taiwa.core.io.json_doc import JSONSyntaxError
+
+    try:  # bounded like every JSON taiwa reads: a report nested 100,000 deep is refused
+        data = read_json_object(path, "a taiwa validate tagger --json report")[0]
+    except InputError as exc:
+        if isinstance(exc, JSONSyntaxError) or exc.expected in ("a JSON object", "UTF-8 text"):
+            return None  # not a report: the gold-file reader names what is wrong with it
+        raise
+    if "tagger" not in data or not isinstance(data["tagger"], str):
         return None
     if isinstance(data.get("sets"), dict):
         sets = {
             k: v.get("labels") if isinstance(v, dict) else None for k, v in data["sets"].items()
         }
-        return {**data, "sets": sets}
+        return {**data, "sets": sets, "path": str(path)}
     if "labels" in data:
-        return {**data, "sets": {"": data["labels"]}}
+        return {**data, "sets": {"": data["labels"]}, "path": str(path)}
     return None
 
 
 def _confusions(report: Mapping[str, Any]) -> list[Mapping[str, Any]] | None:
-    """The tagger's confusion table of every gold set of a report (``None``: one is missing)."""
+    """The tagger's confusion table of every gold set of a report (``None``: one is missing);
+    a table whose cells are not counts is an :class:`InputError` naming the cell."""
     out = []
-    for labels in report["sets"].values():
+    for name, labels in report["sets"].items():
         block = labels.get(report["tagger"]) if isinstance(labels, dict) else None
         if not isinstance(block, dict) or not isinstance(block.get("confusion"), dict):
             return None
+        for gold, row in block["confusion"].items():
+            where = f"sets.{name}.labels.{report['tagger']}.confusion.{gold}".replace("sets..", "")
+            cells = row.items() if isinstance(row, dict) else [("", row)]
+            for predicted, count in cells:
+                if not isinstance(row, dict) or not _is_count(count):
+                    cell = f"{where}.{predicted}" if isinstance(row, dict) else where
+                    got = json_type(count) if isinstance(count, dict | list) else repr(count)
+                    raise InputError(report["path"], None, cell, "a count", got[:40])
         out.append(block["confusion"])
     return out or None
+
+
+def _is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 def check_validation_file(path: Path, spec: str, classifier: bool) -> None:
@@ -148,7 +166,9 @@ def load_validation(
         report = _report(path)
         if report is not None:
             tables = _confusions(report) or []
-            files = ", ".join(report.get("files", [])) or "?"
+            listed = report.get("files")
+            files = ", ".join(str(f) for f in listed) if isinstance(listed, list) else ""
+            files = files or "?"
             name = f"{path} (taiwa validate tagger {report['tagger']} on {files})"
             counts = confusion_from_table(tables[0], labels)
             for table in tables[1:]:  # one report, several gold sets: their counts added

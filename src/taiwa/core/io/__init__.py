@@ -31,6 +31,7 @@ from taiwa.core.io.text import (
     json_type,
     path_kind,
     require_file,
+    shown_name,
     shown_path,
 )
 from taiwa.core.io.yaml_doc import parse_yaml, read_yaml
@@ -57,6 +58,7 @@ __all__ = [
     "read_yaml",
     "require_file",
     "shown",
+    "shown_name",
     "shown_path",
     "unique_ids",
     "write_csv",

@@ -18,6 +18,14 @@ MAX_DEPTH = 100
 """How deeply a record's lists and objects may nest; deeper input is an error (JSON nested
 thousands deep would otherwise exhaust the interpreter's recursion limit somewhere later)."""
 
+MAX_NUMBER = 2**63
+"""Numbers in a JSON or YAML input are finite and smaller than this in magnitude (what fits a
+64-bit integer): a 400-digit integer or ``1e400`` is an error where it is read, not an
+overflow in whatever computes with it later."""
+
+NUMBER_LIMIT = "a finite number of magnitude below 2**63"
+"""How :data:`MAX_NUMBER` is worded in errors."""
+
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
@@ -40,6 +48,16 @@ def shown_path(p: str | Path, limit: int = 1000) -> str:
     """``p`` for a message, cut in the middle when it is absurdly long."""
     text = str(p)
     return text if len(text) <= limit else text[: limit // 2] + "…" + text[-limit // 2 :]
+
+
+def shown_name(text: str, limit: int = 200) -> str:
+    """A name the user typed (a system, a SPEC) for a message: as typed when it is short and
+    printable, else quoted and cut (an empty name shows as ``''``)."""
+    if text.strip() and text.isprintable() and len(text) <= limit:
+        return text
+    from taiwa.core.errors import _short
+
+    return _short(text, limit)
 
 
 def require_file(p: Path, what: str = "an existing file") -> None:
