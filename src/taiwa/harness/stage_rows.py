@@ -31,6 +31,7 @@ ROW_FIELDS = {
     "skipped": "bool",
     "cached": "bool",
     "attempts": "count",
+    **dict.fromkeys(("tokens_in", "tokens_out", "retries"), "count"),
     **dict.fromkeys(("n", "n_items", "scored", "count"), "count"),
     "text": "string?",
     **dict.fromkeys(("chars", "turns", "n_turns", "deletion", "insertion"), "number?"),
