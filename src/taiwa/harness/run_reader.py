@@ -122,6 +122,17 @@ class RunData:
                 out[stage] = rows
         return out
 
+    def rows_by_item(self) -> dict[str, dict[str, dict[str, dict[str, Any]]]]:
+        """Every stage's rows as written, by item, stage and system (``""`` for the one row
+        of a stage across systems), one pass over each stage file; items in the order of the
+        run's first stage file."""
+        out: dict[str, dict[str, dict[str, dict[str, Any]]]] = {}
+        for stage, checked in self.stages.items():
+            for row in iter_rows(self.path / checked.file):
+                lane = "" if checked.across else row.system
+                out.setdefault(row.id, {}).setdefault(stage, {})[lane] = dict(row.values)
+        return out
+
     def rows(self, name: str) -> Iterator[dict[str, Any]]:
         """The rows of a stage file of the run, by file name, as written (errors name the
         line)."""
