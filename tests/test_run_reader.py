@@ -261,7 +261,11 @@ def test_the_files_a_run_writes_are_read_unchanged(two: Path, intent: Path) -> N
         assert (
             sum(loaded.stages["score"].rows.values()) == 8 * len(loaded.systems) or path == intent
         )
-        assert loaded.config.stage_files == {"generate": "responses.jsonl", "score": "scores.jsonl"}
+        assert loaded.config.stage_files == {
+            "generate": "responses.jsonl",
+            "score": "scores.jsonl",
+            "item": "items.jsonl",
+        }
 
 
 def test_rows_by_stage_system_and_item(two: Path) -> None:
@@ -270,7 +274,7 @@ def test_rows_by_stage_system_and_item(two: Path) -> None:
     assert [r.id for r in rows] == [p["id"] for p in PROMPTS]
     assert all(r.system == "builtin:eliza" and r.ok and r.file == "scores.jsonl" for r in rows)
     item = loaded.item("p3")
-    assert set(item) == {"generate", "score"}
+    assert set(item) == {"generate", "score", "item"}
     assert {r.system for r in item["score"]} == {"builtin:parrot", "builtin:eliza"}
     assert list(loaded.stage_rows("nosuch")) == []
 
