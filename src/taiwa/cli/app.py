@@ -14,6 +14,7 @@ from taiwa.cli.da import da_app
 from taiwa.cli.help import one_line_summaries, only_the_command_asked, show_flags_as_flags
 from taiwa.cli.report import register as register_report
 from taiwa.cli.run import register as register_run
+from taiwa.cli.show import register as register_show
 from taiwa.cli.validate import validate_app
 from taiwa.core.errors import TaiwaError
 from taiwa.display.console import make_console
@@ -45,6 +46,7 @@ app.add_typer(da_app, name="da")
 app.add_typer(validate_app, name="validate")
 register_run(app, console)
 register_report(app, console)
+register_show(app, console)
 
 JsonOut = Annotated[
     Path | None,
