@@ -226,7 +226,7 @@ SUMMARY_DAMAGE = [
     (("systems", "builtin:random", "accuracy", "n"), 0, "accuracy.n"),
     (("systems", "builtin:random", "accuracy", "value"), 40.0, "accuracy.value"),
     (("systems", "builtin:random", "accuracy", "ci_high"), 5e12, "accuracy.ci_high"),
-    (("systems", "builtin:random", "accuracy", "value"), 1e308, "'value'"),
+    (("systems", "builtin:random", "accuracy", "value"), 1e308, "accuracy.value'"),
     (("status",), "failures", "status"),
     (("n_samples",), 3, "systems.builtin:random.n"),
 ]
@@ -324,3 +324,22 @@ def test_tagger_validation_report_is_bounded(tmp_path: Path) -> None:
         "utf-8",
     )
     _refused(args, "report.json", "confusion")
+
+
+def test_no_other_module_reads_a_run_directory() -> None:
+    """Only the reader opens a run's ``summary.json`` / ``config.json`` (the runner writes
+    them; a base model's ``config.json`` is another file): a new command reads runs through
+    :func:`load_run` or not at all."""
+    src = Path(__file__).resolve().parents[1] / "src" / "taiwa"
+    allowed = {
+        "harness/run_reader.py": "the reader",
+        "harness/rundir.py": "the runner writing them (and a run key to refuse another run)",
+        "harness/runner.py": "the runner writing config.json",
+        "annotators/da_classifier/encoder_train.py": "a transformers model's config.json",
+    }
+    named = {
+        str(p.relative_to(src))
+        for p in src.rglob("*.py")
+        if '"summary.json"' in p.read_text("utf-8") or '"config.json"' in p.read_text("utf-8")
+    }
+    assert named <= set(allowed), named - set(allowed)

@@ -52,7 +52,9 @@ JsonOut = Annotated[
     Path | None,
     typer.Option("--json", help="Also write per-item scores and the summary to this JSON file."),
 ]
-Seed = Annotated[int, typer.Option(min=0, help="Seed of the bootstrap resampling (95 % CIs).")]
+Seed = Annotated[
+    int, typer.Option(min=0, max=2**63 - 1, help="Seed of the bootstrap resampling (95 % CIs).")
+]
 
 
 def _version(value: bool) -> None:

@@ -34,7 +34,9 @@ DataFiles = Annotated[
 MethodName = Annotated[
     str | None, typer.Option("--method", help="The method whose role this is, if several have it.")
 ]
-Seed = Annotated[int, typer.Option(help="Seed of the bootstrap CIs (and of a model SPEC).")]
+Seed = Annotated[
+    int, typer.Option(min=0, max=2**63 - 1, help="Seed of the bootstrap CIs (and of a model SPEC).")
+]
 JsonOut = Annotated[Path | None, typer.Option("--json", help="Write the full report here.")]
 
 
@@ -42,7 +44,7 @@ def _validator(role: str, method: str | None) -> tuple[str, Validator]:
     from taiwa.benchmarks import get_method, method_names
     from taiwa.core.errors import TaiwaError
 
-    names = [method] if method else method_names()
+    names = [method] if method is not None else method_names()  # '' names no method
     found = [
         (n, v)
         for n in names

@@ -108,11 +108,14 @@ def checked_base_url(url: str) -> str:
     try:
         parts = urlsplit(url)
         ok = parts.scheme in ("http", "https") and bool(parts.hostname) and parts.port != 0
-    except ValueError:
+        if ok and parts.hostname:  # a name DNS can hold (a label of 64+ characters crashed)
+            parts.hostname.encode("idna")
+            ok = len(parts.hostname) <= 253
+    except (ValueError, UnicodeError):
         ok = False
     if not ok:
         raise TaiwaError(
-            f"bad --base-url {redact(url)!r}: expected http(s)://HOST[:PORT]/PATH, "
+            f"bad --base-url {redact(url)[:200]!r}: expected http(s)://HOST[:PORT]/PATH, "
             "e.g. http://localhost:8000/v1"
         )
     if parts.username is not None or parts.password is not None:

@@ -1,4 +1,6 @@
-"""Speech for spoken-dialogue evaluation (seed 000 §3.3, §4): the audio format every rendered
+"""Speech for spoken-dialogue evaluation (seed 000 §3.3, §4).
+
+The audio format every rendered
 file follows (:mod:`.wav`), text-to-speech (:mod:`.tts`, default ``pyopenjtalk-plus``),
 and rendering a dataset's utterances to WAV files (:mod:`.render`). Speech recognition for
 cascaded systems is a model (:mod:`taiwa.models.asr`, default faster-whisper with

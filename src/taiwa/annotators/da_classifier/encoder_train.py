@@ -110,6 +110,9 @@ def check_out(out: Path, overwrite: bool) -> None:
         raise TaiwaError(f"--out {out}: exists and is not a directory")
     if kind == "directory" and any(out.iterdir()) and not overwrite:
         raise TaiwaError(f"--out {out}: exists and is not empty (pass --overwrite to replace it)")
+    from taiwa.core.io import check_writable
+
+    check_writable(out / META_FILE, "--out")  # a place where the directory can be made
 
 
 def check_examples(examples: Sequence[Example], acts: Sequence[str]) -> None:

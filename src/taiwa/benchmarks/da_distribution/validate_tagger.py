@@ -82,6 +82,9 @@ def validate_tagger(spec: str, data: Sequence[Path], seed: int) -> dict[str, Any
     taxonomy = load_taxonomy("chitchat11")
     checked = check_tagger(spec, taxonomy, seed)
     if isinstance(checked, ModelTagger):
+        from taiwa.models.spec import ModelOptions, ModelSpec
+
+        ModelSpec.parse(spec).check(ModelOptions())  # its file, before the baseline is fitted
         classifier: Any = llm_classifier(spec, taxonomy, seed)
     elif checked is None or isinstance(checked, Path):
         classifier = load_classifier(checked, taxonomy)

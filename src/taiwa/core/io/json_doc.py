@@ -33,41 +33,32 @@ more digits, or a non-finite constant): text without it is parsed without the ch
 
 SUSPECT_BYTES = re.compile(SUSPECT.pattern.encode())
 
-_KEY_BEFORE = re.compile(r'"((?:[^"\\]|\\.)*)"\s*:\s*\[?\s*$')
-"""The key just before a value (or before the array it opens), to name a refused number."""
-
 
 class JSONSyntaxError(InputError):
     """Text that is not JSON at all (raised by :func:`loads`; a CSV cell that merely starts
     with ``[`` is then kept as text)."""
 
 
-class _Unbounded(ValueError):
-    """A number outside the bounds (raised from the parser's hooks)."""
+class _Unbounded:
+    """A number outside the bounds, left in the parsed value by the parser's hooks so that
+    :func:`loads` can name where it is (``steps[0].importance``)."""
+
+    __slots__ = ("literal",)
 
     def __init__(self, literal: str) -> None:
-        super().__init__(literal)
         self.literal = literal
 
 
-def _int(text: str) -> int:
+def _int(text: str) -> int | _Unbounded:
     if len(text) > 20:  # no int() of a 100,000-digit literal
-        raise _Unbounded(text)
+        return _Unbounded(text)
     value = int(text)
-    if abs(value) >= MAX_NUMBER:
-        raise _Unbounded(text)
-    return value
+    return _Unbounded(text) if abs(value) >= MAX_NUMBER else value
 
 
-def _float(text: str) -> float:
+def _float(text: str) -> float | _Unbounded:
     value = float(text)
-    if not math.isfinite(value) or abs(value) >= MAX_NUMBER:
-        raise _Unbounded(text)
-    return value
-
-
-def _constant(name: str) -> Any:
-    raise _Unbounded(name)
+    return _Unbounded(text) if not math.isfinite(value) or abs(value) >= MAX_NUMBER else value
 
 
 def loads(
@@ -82,20 +73,12 @@ def loads(
     (the file) and ``line`` (when ``text`` is one line of it) locate the errors; ``expected``
     words a syntax error. With ``check_depth`` the nesting is measured after parsing (JSON
     nested beyond the interpreter's recursion limit is refused while parsing either way)."""
+    suspect = SUSPECT.search(text) is not None
     try:
-        if SUSPECT.search(text) is None:
-            obj = json.loads(text)
+        if suspect:
+            obj = json.loads(text, parse_int=_int, parse_float=_float, parse_constant=_Unbounded)
         else:
-            obj = json.loads(text, parse_int=_int, parse_float=_float, parse_constant=_constant)
-    except _Unbounded as exc:
-        pos = max(text.find(exc.literal), 0)
-        at = line if line is not None else text.count("\n", 0, pos) + 1
-        key = _KEY_BEFORE.search(text, max(0, pos - 300), pos)
-        field = key.group(1) if key is not None and len(key.group(1)) <= 80 else None
-        shown = exc.literal
-        if len(shown) > 24:
-            shown = f"{shown[:12]}… ({len(shown):,} characters)"
-        raise InputError(source, at, field, NUMBER_LIMIT, shown) from None
+            obj = json.loads(text)
     except json.JSONDecodeError as exc:
         cut = " (is the file truncated?)" if exc.pos >= len(text.rstrip()) else ""
         got = f"{exc.msg.removesuffix(' at')} at column {exc.colno}{cut}"
@@ -105,7 +88,31 @@ def loads(
         raise InputError(source, line, None, NESTING, "deeper") from None
     if check_depth and depth(obj) > MAX_DEPTH:
         raise InputError(source, line, None, NESTING, "deeper")
+    if suspect:
+        _refuse_unbounded(obj, text, source, line)
     return obj
+
+
+def _refuse_unbounded(obj: Any, text: str, source: str, line: int | None) -> None:
+    """The :class:`InputError` naming the first number of ``obj`` outside the bounds (its
+    path and, in a document, its line), if there is one."""
+    stack: list[tuple[str, Any]] = [("", obj)]
+    while stack:
+        where, value = stack.pop()
+        if isinstance(value, _Unbounded):
+            literal = value.literal
+            at = line
+            if at is None:
+                at = text.count("\n", 0, max(text.find(literal), 0)) + 1
+            shown = (
+                literal if len(literal) <= 24 else f"{literal[:12]}… ({len(literal):,} characters)"
+            )
+            raise InputError(source, at, where or None, NUMBER_LIMIT, shown)
+        if isinstance(value, dict):
+            items = [(f"{where}.{k}" if where else str(k), v) for k, v in value.items()]
+            stack += reversed(items)
+        elif isinstance(value, list):
+            stack += reversed([(f"{where}[{k}]", v) for k, v in enumerate(value)])
 
 
 def read_json_object(
