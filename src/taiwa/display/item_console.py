@@ -70,20 +70,25 @@ def _table(title: str, head: Sequence[str]) -> Table:
 def block_renderables(block: Block) -> list[RenderableType]:
     """What ``block`` prints as: lines and tables (fitted by the console's render hook)."""
     if isinstance(block, TextBlock):
+        if not block.text:
+            return [_title(block.title)]
         return [_title(block.title), marked_text(block.text, block.marks)]
     if isinstance(block, TurnsBlock):
-        table = _table(block.title, ["who", "utterance", "note"])
+        notes = any(t.note for t in block.turns)
+        table = _table(block.title, ["who", "utterance", "note"] if notes else ["who", "utterance"])
         for t in block.turns:
             style = STYLES.get(t.mark, "") if t.mark else ""
-            table.add_row(t.speaker, marked_text(t.text, t.marks), t.note, style=style)
+            cells: list[str | Text] = [t.speaker, marked_text(t.text, t.marks)]
+            cells += [t.note] if notes else []
+            table.add_row(*cells, style=style)
         return [table]
     if isinstance(block, TableBlock):
         marks = list(block.row_marks) or [""] * len(block.rows)
         signed = any(m in SIGNS for m in marks)
         table = _table(block.title, ["", *block.head] if signed else list(block.head))
         for row, mark in zip(block.rows, marks, strict=True):
-            cells = [SIGNS.get(mark, ""), *row] if signed else list(row)
-            table.add_row(*cells, style=STYLES.get(mark, ""))
+            shown: list[str | Text] = [SIGNS.get(mark, ""), *row] if signed else list(row)
+            table.add_row(*shown, style=STYLES.get(mark, ""))
         table.caption = block.caption or None
         return [table]
     return _alignment(block)

@@ -1,11 +1,12 @@
-"""The items of a report's runs, embedded compactly for the item view (issue 43): one JSON
-document for every run of the page, gzip-compressed and base64-encoded in one ``<script>``
-element, decoded by the browser's own ``DecompressionStream`` (no library, no network).
+"""The items of a report's runs, embedded compactly for the item view (issue 43): JSON,
+gzip-compressed and base64-encoded in ``<script>`` elements, decoded by the browser's own
+``DecompressionStream`` (no library, no network).
 
 Per run, what the list filters and sorts on is held in columns, one array per system (a metric's
-values, the state bits, the flags and splits as indices), and what an item shows when opened
-(its blocks, prompt, replies, calls, evidence) as one JSON string per item, parsed only when the
-item is opened: a page of 10,000 items × 3 systems opens without building 30,000 objects.
+values, the state bits, the flags and splits as indices), decoded when the page opens; what an
+item shows when opened (its blocks, prompt, replies, calls, evidence) lies in compressed blocks
+of :data:`CHUNK` items, each decoded only when one of its items is opened: a page of 10,000
+items × 3 systems opens without decompressing or parsing any item's details.
 
 State bits (:data:`STATE_BITS`): the system has rows for the item, failed, skipped after an
 earlier failure, repaired, imputed, flagged."""
@@ -27,13 +28,20 @@ from taiwa.harness.run_reader import RunData
 STATE_BITS = {"present": 1, "failed": 2, "skipped": 4, "repaired": 8, "imputed": 16, "flagged": 32}
 
 
+CHUNK = 256
+"""Items per compressed block of details: opening an item decompresses and parses only its
+block (about a megabyte of JSON at most), never every item's."""
+
+
 @dataclass(frozen=True)
 class RunItems:
-    """One run's items for the page: its key in deep links (``report.html#KEY/ITEM``) and the
-    data the item view reads."""
+    """One run's items for the page: its key in deep links (``report.html#KEY/ITEM``), the
+    columns the list reads (``data``) and the items' details, :data:`CHUNK` items per block
+    (each a JSON array)."""
 
     key: str
     data: dict[str, Any]
+    chunks: list[str]
 
 
 def _calls(calls: Sequence[Call]) -> list[list[Any]]:
@@ -50,7 +58,7 @@ def _state(s: SystemItem | None) -> int:
     return bits
 
 
-def _detail(rec: ItemRecord) -> str:
+def _detail(rec: ItemRecord) -> dict[str, Any]:
     systems = {
         name: {
             "reply": s.reply,
@@ -67,7 +75,17 @@ def _detail(rec: ItemRecord) -> str:
         "across": [block_json(b) for b in rec.across],
         "calls": _calls(rec.across_calls),
     }
+    return doc
+
+
+def _dumps(doc: Any) -> str:
     return json.dumps(doc, ensure_ascii=False, separators=(",", ":"))
+
+
+def _packed(text: str) -> str:
+    """``text`` gzip-compressed and base64-encoded (what the page's script decodes)."""
+    raw = gzip.compress(text.encode("utf-8"), compresslevel=6, mtime=0)
+    return base64.b64encode(raw).decode("ascii")
 
 
 def run_items(run: RunData, evidence: ItemEvidence, key: str, prompt_note: str = "") -> RunItems:
@@ -85,7 +103,7 @@ def run_items(run: RunData, evidence: ItemEvidence, key: str, prompt_note: str =
     flags: list[list[int]] = [[] for _ in lanes]
     ids: list[str] = []
     titles: list[str] = []
-    details: list[str] = []
+    details: list[dict[str, Any]] = []
     for rec in item_records(run, evidence):
         ids.append(rec.id)
         titles.append(rec.title)
@@ -127,17 +145,20 @@ def run_items(run: RunData, evidence: ItemEvidence, key: str, prompt_note: str =
         "sp": splits,
         "st": states,
         "fl": flags,
-        "d": details,
+        "chunk": CHUNK,
     }
-    return RunItems(key, data)
+    chunks = [_dumps(details[k : k + CHUNK]) for k in range(0, len(details), CHUNK)]
+    return RunItems(key, data, chunks)
 
 
 def encoded(runs: Sequence[RunItems]) -> str:
-    """Every run's item data as one gzip-compressed, base64-encoded JSON document (by key)."""
-    doc = json.dumps(
-        {r.key: r.data for r in runs}, ensure_ascii=False, separators=(",", ":")
-    ).encode("utf-8")
-    return base64.b64encode(gzip.compress(doc, compresslevel=6, mtime=0)).decode("ascii")
+    """Every run's columns as one compressed document (by key)."""
+    return _packed(_dumps({r.key: r.data for r in runs}))
+
+
+def encoded_chunks(items: RunItems) -> list[str]:
+    """A run's blocks of details, each compressed on its own."""
+    return [_packed(c) for c in items.chunks]
 
 
 def run_keys(runs: Sequence[RunData]) -> list[str]:

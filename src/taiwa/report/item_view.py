@@ -19,7 +19,7 @@ from taiwa.harness.evidence import item_evidence
 from taiwa.harness.item_records import prompt_note
 from taiwa.harness.run_reader import RunData, summary_errors
 from taiwa.report.html import esc
-from taiwa.report.item_data import RunItems, encoded, run_items
+from taiwa.report.item_data import RunItems, encoded, encoded_chunks, run_items
 
 
 @cache
@@ -57,7 +57,13 @@ def items_scripts(runs: Sequence[RunItems]) -> Html:
     them; nothing when the page has no items."""
     if not runs:
         return Html("")
+    blocks = [
+        f'<script type="application/octet-stream" class="taiwa-item-chunk" '
+        f'data-run="{esc(r.key)}" data-chunk="{k}">{chunk}</script>'
+        for r in runs
+        for k, chunk in enumerate(encoded_chunks(r))
+    ]
     return Html(
         f'<script type="application/octet-stream" id="taiwa-items">{encoded(runs)}</script>'
-        f"<script>{_asset('items.js')}</script>"
+        f"{''.join(blocks)}<script>{_asset('items.js')}</script>"
     )

@@ -60,7 +60,11 @@ def _system(item: ItemRows, system: str) -> list[Block]:
         if extract.get("extracted"):
             cut = " (cut to the turns asked for)" if extract.get("cut") else ""
             title = f"reply as extracted: {extract.get('turns')} turn(s){cut}"
-            out.append(TextBlock(title, str(extract.get("reply", ""))))
+            reply = str(extract.get("reply", ""))
+            raw = item.value("generate", system, "text")
+            if reply == raw:
+                title += ", the output as it stands"
+            out.append(TextBlock(title, "" if reply == raw else reply))
         else:
             out.append(TextBlock("no reply extracted", str(extract.get("extraction_error"))))
     single = item.ok("single_judge", system)

@@ -62,13 +62,14 @@
     const title = el("div", { cls: "blk-t" }, b.t);
     if (b.k === "text") {
       return el("div", { cls: "blk", "data-kind": "text" }, title,
-        el("div", { cls: "blk-x" }, marked(b.x, b.m)));
+        b.x ? el("div", { cls: "blk-x" }, marked(b.x, b.m)) : null);
     }
     if (b.k === "turns") {
+      const notes = b.turns.some((t) => t[2]);
       const rows = b.turns.map(([who, text, note, marks, mark]) =>
         el("tr", { cls: mark ? "m-" + mark : null, "data-mark": mark || null },
-          el("td", { cls: "who" }, who), el("td", { cls: "l" }, marked(text, marks)),
-          el("td", { cls: "note" }, note)));
+          el("td", { cls: "who" }, who), el("td", { cls: "l pre" }, marked(text, marks)),
+          notes ? el("td", { cls: "note" }, note) : null));
       return el("div", { cls: "blk", "data-kind": "turns" }, title,
         el("table", { cls: "ev" }, el("tbody", {}, rows)));
     }
@@ -111,9 +112,27 @@
   }
 
   // ---------------------------------------------------------------- one item
-  function detail(v, i) {
+  async function unpack(text) {
+    const bin = atob(text.trim());
+    const bytes = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return new Response(stream).text();
+  }
+
+  async function itemDoc(v, i) {
+    const k = Math.floor(i / v.run.chunk);
+    if (!v.chunks[k]) {
+      const node = document.querySelector(
+        `script.taiwa-item-chunk[data-run="${CSS.escape(v.run.key)}"][data-chunk="${k}"]`);
+      v.chunks[k] = unpack(node.textContent).then((text) => JSON.parse(text));
+    }
+    return (await v.chunks[k])[i - k * v.run.chunk];
+  }
+
+  async function detail(v, i) {
     const run = v.run;
-    const d = JSON.parse(run.d[i]);
+    const d = await itemDoc(v, i);
     const id = run.ids[i];
     const parts = [el("h5", {}, "item ", el("code", {}, id), " ",
       el("a", { href: "#" + encodeURIComponent(run.key) + "/" + encodeURIComponent(id),
@@ -164,6 +183,10 @@
     if (v.metric && (f.lo !== null || f.hi !== null)) {
       const x = value(v, k, i);
       if (x === null || (f.lo !== null && x < f.lo) || (f.hi !== null && x > f.hi)) return false;
+    }
+    if (f.flag) {
+      const bit = run.flags.findIndex((x) => x.code === f.flag);
+      if (!(run.fl[k][i] & (1 << bit))) return false;
     }
     for (const sp of run.splits) {
       const want = f["split:" + sp.name];
@@ -269,7 +292,7 @@
   }
 
   function setup(div, run) {
-    const v = { run: run, div: div, sysIndex: {}, metric: null, order: [], shown: PAGE };
+    const v = { run: run, div: div, sysIndex: {}, metric: null, order: [], shown: PAGE, chunks: {} };
     run.systems.forEach((s, k) => { v.sysIndex[s] = k; });
     const systems = run.systems.map((s) => [s, s]);
     const c = el("div", { cls: "controls" });
@@ -282,6 +305,9 @@
     }
     for (const st of STATES) {
       c.append(el("label", { cls: "f" }, el("input", { type: "checkbox", "data-f": st }), " " + st));
+    }
+    if (run.flags.length) {
+      c.append(select("flag", "flag", [["", "any"], ...run.flags.map((x) => [x.code, x.text])]));
     }
     for (const sp of run.splits) {
       c.append(select("split:" + sp.name, sp.label, [["", "any"],
@@ -314,7 +340,7 @@
     refresh(v);
   }
 
-  function route() {
+  async function route() {
     const hash = decodeURIComponent(location.hash.slice(1));
     const cut = hash.indexOf("/");
     if (cut < 0) return;
@@ -326,26 +352,31 @@
       v.detail.replaceChildren(el("p", { cls: "err" }, `no item ${hash.slice(cut + 1)} in this run`));
       return;
     }
-    detail(v, i);
+    v.detail.dataset.item = v.run.ids[i];
     list(v);
+    await detail(v, i);
     v.detail.scrollIntoView();
+    window.taiwaItems.opened = v.run.ids[i];
   }
 
   async function load() {
+    const marks = { start: performance.now() };
     const node = document.getElementById("taiwa-items");
     if (!node) return;
-    const bin = atob(node.textContent.trim());
-    const bytes = new Uint8Array(bin.length);
-    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-    const data = JSON.parse(await new Response(stream).text());
+    const text = await unpack(node.textContent);
+    marks.gunzip = performance.now();
+    const data = JSON.parse(text);
+    marks.parse = performance.now();
     for (const div of document.querySelectorAll("div.items[data-run]")) {
       if (data[div.dataset.run]) setup(div, data[div.dataset.run]);
     }
-    window.addEventListener("hashchange", route);
-    route();
-    window.taiwaItems = { ready: performance.now(), views: views };
+    marks.ready = performance.now();
+    window.taiwaItems = { ready: marks.ready, marks: marks, views: views, opened: null };
+    window.addEventListener("hashchange", () => route().catch(report));
+    await route();
   }
 
-  load().catch((e) => { console.error("taiwa item view: " + e); });
+  function report(e) { console.error("taiwa item view: " + e); }
+
+  load().catch(report);
 })();
