@@ -40,9 +40,28 @@ def _flipping_server() -> Iterator[str]:
         yield url
 
 
+def _answers(path: Path) -> Path:
+    """A replayed system for intent: option 1 to every bundled item but the fifth (a failed
+    request: no reply for its id), so that it is right where gold is option 1 only."""
+    from taiwa.core.samples import sample_path
+
+    items = rows(sample_path("intent/items.jsonl"))
+    lines = [json.dumps({"id": it["id"], "text": "1"}) for k, it in enumerate(items) if k != 4]
+    path.write_text("\n".join(lines) + "\n", "utf-8")
+    return path
+
+
 def build_item_runs(root: Path) -> dict[str, Path]:
-    """Every method's run (two of da-response) and ``chitchat-flips``."""
+    """Every method's run (two of da-response), ``chitchat-flips`` and ``intent-pair``: intent
+    with two systems that are each wrong on some items (random, a replayed one) and human."""
     out = build_runs(root)
+    replay = f"replay:{_answers(root / 'answers.jsonl')}"
+    out["intent-pair"] = _run(
+        root / "intent-pair",
+        "intent",
+        models=["builtin:random", replay, "human"],
+        cache_dir=root / ".cache",
+    )
     with _flipping_server() as url:
         out["chitchat-flips"] = _run(
             root / "chitchat-flips",

@@ -179,3 +179,31 @@ def test_the_prompt_note_says_when_the_run_s_templates_differ(
     (run / "config.json").write_text(json.dumps(config), "utf-8")
     note = prompt_note(load_run(run), method)
     assert "differ" in note and "question" in note
+
+
+def test_a_run_without_item_records_and_a_damaged_row(
+    runs: dict[str, Path], tmp_path: Path
+) -> None:
+    """A run written before items were recorded shows its items without their input; a row
+    the declaration cannot read is one line naming the files and the item."""
+    import shutil
+
+    old = tmp_path / "old"
+    shutil.copytree(runs["intent"], old)
+    (old / "items.jsonl").unlink()
+    config = json.loads((old / "config.json").read_text("utf-8"))
+    del config["stage_files"]["item"]
+    (old / "config.json").write_text(json.dumps(config), "utf-8")
+    records = _records(old)
+    assert len(records) == 99 and all(not r.blocks and not r.prompt for r in records.values())
+    assert records["it-001"].systems["human"].metrics["correct"] == 1.0
+    out = taiwa_main("show", str(old), "it-001")
+    assert out.returncode == 0 and "options, gold" not in out.stdout
+    bad = tmp_path / "bad"
+    shutil.copytree(runs["intent"], bad)
+    lines = (bad / "items.jsonl").read_text("utf-8").splitlines()
+    lines[2] = lines[2].replace('"options": [', '"choices": [')  # the reader passes it
+    (bad / "items.jsonl").write_text("\n".join(lines) + "\n", "utf-8")
+    out = taiwa_main("show", str(bad), "it-003")
+    assert out.returncode != 0 and "Traceback" not in out.stderr
+    assert "the rows of item 'it-003' are not as taiwa wrote them" in out.stderr

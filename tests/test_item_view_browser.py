@@ -132,19 +132,28 @@ def test_every_item_opens_with_one_click_and_its_deep_link(
 
 
 def test_a_wrong_b_right_lists_exactly_what_scores_say(page: Path, runs: dict[str, Path]) -> None:
-    correct = by_system(runs["intent"] / "scores.jsonl", "correct")
-    a, b_ = "builtin:random", "human"
+    """Two systems each wrong on some items (and one failed item): both ways round, and the
+    failed item, as scores.jsonl says; a metric range sorted by score."""
+    run = runs["intent-pair"]
+    correct = by_system(run / "scores.jsonl", "correct")
+    replayed = next(s for s in correct if s.startswith("replay:"))
+    ids = [r["id"] for r in rows(run / "items.jsonl")]
     with Browser() as b:
         b.open(page.as_uri())
         _ready(b)
-        listed = _listed(b, "intent", a=a, b=b_, rel="a-wrong-b-right")
-        reverse = _listed(b, "intent", a=b_, b=a, rel="a-wrong-b-right")
+        shown = {}
+        for x, y in (("builtin:random", replayed), (replayed, "builtin:random")):
+            shown[x] = _listed(b, "intent-pair", a=x, b=y, rel="a-wrong-b-right")
+        failed = _listed(b, "intent-pair", a="builtin:random", rel="", failed=True)
         wed = by_system(runs["da-response"] / "scores.jsonl", "wed")["builtin:fixed"]
         high = _listed(b, "fixed", metric="wed", lo="1", sort="score", dir="asc")
-    wrong_right = [i for i, ok in correct[a].items() if not ok and correct[b_].get(i)]
-    right_wrong = [i for i, ok in correct[a].items() if ok and correct[b_].get(i) is False]
-    assert listed == wrong_right and wrong_right  # in the run's order, as scores.jsonl has them
-    assert reverse == right_wrong
+    for x, y in (("builtin:random", replayed), (replayed, "builtin:random")):
+        wanted = [i for i in ids if correct[x].get(i) is False and correct[y].get(i) is True]
+        assert shown[x] == wanted and wanted, x  # in the run's order
+    random = correct["builtin:random"]
+    both_wrong = [i for i in ids if correct[replayed].get(i) is False and random.get(i) is False]
+    assert both_wrong and not set(both_wrong) & set(shown["builtin:random"])
+    assert failed == [ids[4]]  # the item the replayed system has no reply for
     assert high == sorted((i for i, v in wed.items() if v >= 1), key=lambda i: wed[i])
 
 

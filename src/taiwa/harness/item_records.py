@@ -17,6 +17,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from taiwa.core.errors import TaiwaError
 from taiwa.display.evidence import Block
 from taiwa.harness.evidence import ITEM_STAGE, ItemEvidence, ItemRows, prompt_record
 from taiwa.harness.method import REPAIRS
@@ -160,24 +161,39 @@ def prompt_note(run: RunData, method: Any) -> str:
 
 
 def item_records(run: RunData, evidence: ItemEvidence) -> Iterator[ItemRecord]:
-    """Every item of ``run``, in the order of its first stage file."""
+    """Every item of ``run``, in the order of its first stage file. A row the method's
+    declaration cannot read (a hand-edited file) is one line naming the run's files and the
+    item, never a traceback."""
     stages = [s for s in run.stages if s != ITEM_STAGE]
     for ident, rows in run.rows_by_item().items():
         recorded = rows.get(ITEM_STAGE, {}).get("", {})
         item = ItemRows(ident, recorded, {k: v for k, v in rows.items() if k != ITEM_STAGE})
-        systems = {s: _system_item(evidence, item, s, stages) for s in _systems_of(run, item.rows)}
-        across_calls = [
-            c
-            for stage in stages
-            if (row := item.rows.get(stage, {}).get("")) is not None
-            and (c := _call(stage, row)) is not None
-        ]
-        yield ItemRecord(
-            ident,
-            evidence.title(item),
-            list(evidence.item(item)),
-            _prompt(evidence, item),
-            systems,
-            list(evidence.across(item)),
-            across_calls,
-        )
+        try:
+            yield _record(run, evidence, item, stages)
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+            files = ", ".join(s.file for s in run.stages.values())
+            raise TaiwaError(
+                f"{run.path}: {files[:200]}: the rows of item {ident[:60]!r} are not as taiwa "
+                f"wrote them ({type(exc).__name__}: {str(exc)[:120]})"
+            ) from None
+
+
+def _record(
+    run: RunData, evidence: ItemEvidence, item: ItemRows, stages: Sequence[str]
+) -> ItemRecord:
+    systems = {s: _system_item(evidence, item, s, stages) for s in _systems_of(run, item.rows)}
+    across_calls = [
+        c
+        for stage in stages
+        if (row := item.rows.get(stage, {}).get("")) is not None
+        and (c := _call(stage, row)) is not None
+    ]
+    return ItemRecord(
+        item.id,
+        evidence.title(item),
+        list(evidence.item(item)),
+        _prompt(evidence, item),
+        systems,
+        list(evidence.across(item)),
+        across_calls,
+    )

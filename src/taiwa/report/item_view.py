@@ -17,7 +17,7 @@ from typing import Any
 from taiwa.display.section import Html
 from taiwa.harness.evidence import item_evidence
 from taiwa.harness.item_records import prompt_note
-from taiwa.harness.run_reader import RunData, summary_errors
+from taiwa.harness.run_reader import RunData
 from taiwa.report.html import esc
 from taiwa.report.item_data import RunItems, encoded, encoded_chunks, run_items
 
@@ -33,12 +33,11 @@ def items_css() -> str:
 
 
 def run_items_of(run: RunData, method: Any, key: str) -> RunItems:
-    """One run's items, read through the method's declaration (a method that cannot read a
-    hand-edited row is one line naming the file, as for the summary)."""
-    with summary_errors(run):
-        evidence = item_evidence(method)
-        note = prompt_note(run, method) if evidence.prompt is not None else ""
-        return run_items(run, evidence, key, note)
+    """One run's items, read through the method's declaration (a row it cannot read is one
+    line naming the run's files and the item: :func:`~taiwa.harness.item_records.item_records`)."""
+    evidence = item_evidence(method)
+    note = prompt_note(run, method) if evidence.prompt is not None else ""
+    return run_items(run, evidence, key, note)
 
 
 def items_placeholder(items: RunItems) -> Html:

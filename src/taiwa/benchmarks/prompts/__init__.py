@@ -93,7 +93,7 @@ class PromptsMethod:
             return PromptSample.model_validate({**item.item, "id": item.id})
 
         return ItemEvidence(
-            title=lambda item: sample(item).chat()[-1].text,
+            title=lambda item: sample(item).chat()[-1].text if item.item else "",
             item=lambda item: (
                 [TextBlock("reference", str(item.item["reference"]))]
                 if item.item.get("reference")
