@@ -150,10 +150,11 @@ def test_show_filters_list_what_the_scores_say(runs: dict[str, Path]) -> None:
 @pytest.mark.parametrize(
     ("args", "says"),
     [
-        (["--filter", "nosuch"], "--filter nosuch: expected one of failed"),
+        (["--filter", "nosuch"], "--filter 'nosuch': expected one of failed"),
         (["--filter", "wrong=gpt"], "'gpt' is not a system of the run"),
-        (["--metric", "wed"], "--metric wed: not a per-item metric of this method (correct)"),
-        (["--sort", "diff=human"], "--sort diff=human: expected order, score or diff=A,B"),
+        (["--metric", "wed"], "--metric 'wed': not a per-item metric of this method (correct)"),
+        (["--sort", "diff=human"], "--sort 'diff=human': expected order, score or diff=A,B"),
+        (["--system", ""], "--system: '' is not a system of the run"),
         (["it-999"], "no item 'it-999' in this run (99 items)"),
     ],
 )

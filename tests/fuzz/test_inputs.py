@@ -142,6 +142,8 @@ def test_the_files_commands_open_are_listed(tmp_path: Path) -> None:
         ["report", str(finished), "--out", str(tmp_path / "r.html")],
         ["leaderboard", str(tmp_path)],
         ["compare", str(finished)],
+        ["show", str(finished)],
+        ["show", str(finished), "p01"],
         ["run", "prompts", "-m", "builtin:parrot", "--data", data, "--prices", str(prices),
          "--out", str(tmp_path / "run2"), "--no-cache", "-q"],
     ]  # fmt: skip
@@ -318,11 +320,16 @@ def _set(obj: Any, path: tuple[Any, ...], value: Any) -> None:
     obj[path[-1]] = value
 
 
+READERS = ["report", "leaderboard", "compare", "show"]
+"""The commands that read a finished run directory."""
+
+
 def _command(which: str, run_dir: Path, work: Path) -> list[str]:
     return {
         "report": ["report", str(run_dir), "--out", str(work / "r.html")],
         "leaderboard": ["leaderboard", str(run_dir.parent)],
         "compare": ["compare", str(run_dir)],
+        "show": ["show", str(run_dir)],
     }[which]
 
 
@@ -378,7 +385,7 @@ def test_a_damaged_summary_is_refused(work: Path, data: st.DataObject) -> None:
         path = data.draw(st.sampled_from(numbers), label="path")
         _set(summary, path, data.draw(NOT_NUMBERS, label="value"))
     (run_dir / "summary.json").write_text(json.dumps(summary, indent=2), "utf-8")
-    which = data.draw(st.sampled_from(["report", "leaderboard", "compare"]), label="command")
+    which = data.draw(st.sampled_from(READERS), label="command")
     _refused(_command(which, run_dir, work), "summary.json")
 
 
@@ -400,7 +407,7 @@ def test_a_wrong_typed_config_field_is_refused(work: Path, data: st.DataObject) 
     field = data.draw(st.sampled_from(fields), label="field")
     config[field] = data.draw(WRONG_JSON[type(config[field])], label="value")
     (run_dir / "config.json").write_text(json.dumps(config, indent=2), "utf-8")
-    which = data.draw(st.sampled_from(["report", "leaderboard", "compare"]), label="command")
+    which = data.draw(st.sampled_from(READERS), label="command")
     _refused(_command(which, run_dir, work), "config.json")
 
 
@@ -443,7 +450,7 @@ def test_a_damaged_stage_file_is_refused(work: Path, data: st.DataObject) -> Non
         path.unlink()
     else:
         path.write_text("".join(lines), "utf-8")
-    which = data.draw(st.sampled_from(["report", "leaderboard", "compare"]), label="command")
+    which = data.draw(st.sampled_from(READERS), label="command")
     _refused(_command(which, run_dir, work), name)
 
 

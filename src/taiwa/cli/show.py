@@ -169,7 +169,9 @@ def register(app: typer.Typer, console: Console) -> None:
         sort: Annotated[
             str, typer.Option(help="order, score or diff=A,B; :asc for lowest first.")
         ] = "order",
-        limit: Annotated[int, typer.Option(min=1, help="Items listed at most.")] = 40,
+        limit: Annotated[
+            int, typer.Option(min=1, max=1_000_000, help="Items listed at most.")
+        ] = 40,
     ) -> None:
         """The items of a finished run: a filtered list, or one item with its input, replies,
         gold, the method's evidence and the model calls (the report's item view)."""
@@ -188,7 +190,9 @@ def register(app: typer.Typer, console: Console) -> None:
         if item is not None:
             found = next((r for r in records if r.id == item), None)
             if found is None:
-                raise TaiwaError(f"{run_dir}: no item {item!r} in this run ({len(records)} items)")
+                raise TaiwaError(
+                    f"{run_dir}: no item {item[:60]!r} in this run ({len(records)} items)"
+                )
             note = prompt_note(run, method) if evidence.prompt is not None else ""
             print_item(console, run, found, evidence, note)
             return

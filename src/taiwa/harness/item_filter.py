@@ -57,12 +57,14 @@ def _metric(evidence: ItemEvidence, name: str | None) -> ItemMetric | None:
         if m.name == name:
             return m
     known = ", ".join(m.name for m in evidence.metrics) or "none"
-    raise TaiwaError(f"--metric {name}: not a per-item metric of this method ({known})")
+    raise TaiwaError(f"--metric {name[:60]!r}: not a per-item metric of this method ({known})")
 
 
 def _system(systems: Sequence[str], name: str, what: str) -> str:
     if name not in systems:
-        raise TaiwaError(f"{what}: {name!r} is not a system of the run ({', '.join(systems)})")
+        raise TaiwaError(
+            f"{what[:80]}: {name[:60]!r} is not a system of the run ({', '.join(systems)})"
+        )
     return name
 
 
@@ -77,7 +79,7 @@ def _signed(metric: ItemMetric, a: float, b: float) -> float:
 
 def _needs(metric: ItemMetric | None, word: str) -> ItemMetric:
     if metric is None:
-        raise TaiwaError(f"--filter {word}: this method declares no per-item metric")
+        raise TaiwaError(f"{word[:80]}: this method declares no per-item metric")
     return metric
 
 
@@ -115,7 +117,7 @@ def selection(
     """The filters, metric and order of ``taiwa show`` (see the module's docstring); a word
     it cannot read is a one-line error saying what it can."""
     chosen = _metric(evidence, metric)
-    lanes = [_system(systems, system, "--system")] if system else list(systems)
+    lanes = [_system(systems, system, "--system")] if system is not None else list(systems)
     tests: list[Test] = []
     for word in filters:
         cond = _per_system(word, evidence)
@@ -126,23 +128,25 @@ def selection(
             continue
         name, _, arg = word.partition("=")
         if name in ("wrong", "right") and arg:
-            m = _needs(chosen, word)
+            m = _needs(chosen, f"--filter {word}")
             if not m.binary:
-                raise TaiwaError(f"--filter {word}: {m.name} is not right or wrong; use {m.name}<X")
+                raise TaiwaError(
+                    f"--filter {word[:60]!r}: {m.name} is not right or wrong; use {m.name}<X"
+                )
             want = 0.0 if name == "wrong" else 1.0
             who = _system(systems, arg, f"--filter {word}")
             tests.append(lambda r, w=who, v=want, m=m: _value(r, w, m) == v)  # type: ignore[misc]
             continue
         if name == "better" and arg.count(",") == 1:
-            m = _needs(chosen, word)
+            m = _needs(chosen, f"--filter {word}")
             a, b = (_system(systems, x, f"--filter {word}") for x in arg.split(","))
             tests.append(lambda r, a=a, b=b, m=m: _better(r, m, a, b))  # type: ignore[misc]
             continue
         splits = ", ".join(s.name for s in evidence.splits) or "none"
         flags = ", ".join(f.code for f in evidence.flags) or "none"
         raise TaiwaError(
-            f"--filter {word}: expected one of {', '.join(STATES)}, a flag ({flags}), METRIC>=X, "
-            f"SPLIT=VALUE (splits: {splits}), wrong=SYSTEM, right=SYSTEM or better=A,B"
+            f"--filter {word[:60]!r}: expected one of {', '.join(STATES)}, a flag ({flags}), "
+            f"METRIC>=X, SPLIT=VALUE (splits: {splits}), wrong=SYSTEM, right=SYSTEM or better=A,B"
         )
     return Selection(tests, chosen, *_order(sort, chosen, systems, lanes))
 
@@ -181,7 +185,9 @@ def _order(
             return None if x is None or y is None else _signed(m, x, y)
 
         return key, ascending
-    raise TaiwaError(f"--sort {sort}: expected order, score or diff=A,B (then :asc or :desc)")
+    raise TaiwaError(
+        f"--sort {sort[:60]!r}: expected order, score or diff=A,B (then :asc or :desc)"
+    )
 
 
 def selected(records: Sequence[ItemRecord], chosen: Selection) -> list[ItemRecord]:
