@@ -105,7 +105,7 @@ class RunData:
         name = self.stage_file(stage)
         if name is None or not self.has(name):
             return
-        for row in iter_rows(self.path / name):
+        for row in iter_rows(self.path / name, checked=stage in self.stages):
             if system is not None and row.system != system:
                 continue
             if ok and not row.ok:
