@@ -183,6 +183,10 @@ def train_command(
         train_encoder,
     )
 
+    from importlib.util import find_spec
+
+    if find_spec("torch") is None or find_spec("transformers") is None:
+        require_hf()  # says what to install
     # before torch is imported (15 s): wrong settings, --base or --out are refused at once
     check_settings(epochs, batch_size, lr, max_length)
     check_base(base)

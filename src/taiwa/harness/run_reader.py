@@ -105,7 +105,7 @@ class RunData:
         name = self.stage_file(stage)
         if name is None or not self.has(name):
             return
-        for row in iter_rows(self.path / name):
+        for row in iter_rows(self.path / name, checked=stage in self.stages):
             if system is not None and row.system != system:
                 continue
             if ok and not row.ok:
@@ -128,7 +128,7 @@ class RunData:
         read); items in the order of the run's first stage file."""
         out: dict[str, dict[str, dict[str, dict[str, Any]]]] = {}
         for stage, checked in self.stages.items():
-            for row in iter_rows(self.path / checked.file, check=False):
+            for row in iter_rows(self.path / checked.file, checked=True):
                 lane = "" if checked.across else row.system
                 out.setdefault(row.id, {}).setdefault(stage, {})[lane] = dict(row.values)
         return out
