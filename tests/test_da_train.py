@@ -247,7 +247,10 @@ def test_missing_hf_says_what_to_install(
     monkeypatch.setitem(sys.modules, "transformers", None)
     with pytest.raises(TaiwaError, match=r"pip install 'taiwa\[hf\]'"):
         require_hf()
-    code, err = run_cli(capsys, "da", "train", "--base", str(tmp_path), "--out", str(tmp_path))
+    base = tmp_path / "base"  # a model directory, so the --base check passes and hf is needed
+    base.mkdir()
+    (base / "config.json").write_text("{}", encoding="utf-8")
+    code, err = run_cli(capsys, "da", "train", "--base", str(base), "--out", str(tmp_path / "o"))
     assert code == 2 and "pip install 'taiwa[hf]'" in err and err.count("\n") == 1
 
 

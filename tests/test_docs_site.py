@@ -89,3 +89,31 @@ def test_the_pages_python_imports_resolve() -> None:
                         except ImportError:
                             missing.append(f"{page.name}: from {module} import {name}")
     assert found >= 20 and not missing, missing
+
+
+def test_comparisons_table_is_documented_as_what_it_does() -> None:
+    """Issue 42: the page said ``comparisons_table(block)`` prints; it returns a rich table.
+    The page's example, run, gives a table, and printed on taiwa's console at 80 columns it
+    reads as the page shows."""
+    import io
+
+    from rich.table import Table
+
+    from taiwa.display.console import make_console
+
+    text = (DOCS / "comparisons.md").read_text("utf-8")
+    assert (
+        "`comparisons_table(block)` returns" in text
+        and "`comparisons_table(block)` (rich, 80 columns) prints" not in text
+    )
+    code = re.search(r"```python\n(from taiwa\.display\.comparison_table .*?)```", text, re.S)
+    assert code is not None
+    names: dict[str, object] = {}
+    exec(code.group(1), names)  # the page's own example
+    table = names["comparisons_table"](names["block"])  # type: ignore[operator]
+    assert isinstance(table, Table)
+    out = io.StringIO()
+    make_console(file=out, width=80, color_system=None).print(table)
+    shown = text.split("`comparisons_table(block)` returns", 1)[1].split("```\n", 2)[1]
+    printed = [line.rstrip() for line in out.getvalue().splitlines()]
+    assert all(line.rstrip() in printed for line in shown.splitlines()), (shown, printed)

@@ -289,6 +289,21 @@ INPUTS: list[Input] = [
             ("--seed", "value", "count0"), ("--json", "out", "file"),
         )
     ),
+    *(  # the model flags validate shares with run (issue 40 §6)
+        Input(f"validate {what}", option, "value", family, opt(base, option))
+        for what, base in (("annotator", validate_annotator), ("tagger", validate_tagger))
+        for option, family in (
+            ("--concurrency", "count"), ("--rpm", "positive"), ("--timeout", "positive"),
+            ("--max-retries", "count0"), ("--retry-window", "number0"),
+            ("--max-retry-wait", "positive"), ("--max-failures", "share"),
+        )
+    ),
+    *(
+        Input(f"validate {what}", "--base-url", "value", "url", lambda w, v, b=base, s=spec: [*b(w), s, "openai:x", "--base-url", v])
+        for what, base, spec in (
+            ("annotator", validate_annotator, "--annotator"), ("tagger", validate_tagger, "--tagger"),
+        )
+    ),
 ]
 # fmt: on
 INPUTS += method_inputs()

@@ -11,7 +11,13 @@ import typer
 from taiwa import __version__
 from taiwa.cli.build import build_app
 from taiwa.cli.da import da_app
-from taiwa.cli.help import one_line_summaries, only_the_command_asked, show_flags_as_flags
+from taiwa.cli.help import (
+    click_exceptions,
+    one_line_summaries,
+    only_the_command_asked,
+    show_flags_as_flags,
+    usage_line,
+)
 from taiwa.cli.report import register as register_report
 from taiwa.cli.run import register as register_run
 from taiwa.cli.show import register as register_show
@@ -273,9 +279,26 @@ def main(argv: list[str] | None = None) -> None:
     scripts) it leaves the collector alone."""
     args = sys.argv[1:] if argv is None else argv
     debug = "--debug" in args
+    clicks = click_exceptions()
     try:
-        # click handles usage errors itself (exit code 2)
-        only_the_command_asked(app, args)(args=args, prog_name="taiwa")
+        # not standalone: click's usage errors come here, to be one line (exit code 2)
+        code = only_the_command_asked(app, args)(
+            args=args, prog_name="taiwa", standalone_mode=False
+        )
+    except clicks.ClickException as exc:
+        if isinstance(exc, getattr(clicks, "NoArgsIsHelpError", ())):
+            from typer.rich_utils import rich_format_error
+
+            rich_format_error(exc)  # type: ignore[arg-type]  # no arguments: the help
+        else:
+            from rich.markup import escape
+
+            line = usage_line(exc) if isinstance(exc, clicks.UsageError) else exc.format_message()
+            err.print(f"[red]error:[/red] {escape(line)}", highlight=False, soft_wrap=True)
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        err.print("Aborted!", highlight=False)
+        sys.exit(1)
     except TaiwaError as exc:
         if debug:
             raise
@@ -289,3 +312,6 @@ def main(argv: list[str] | None = None) -> None:
     finally:
         if argv is None:  # called as the ``taiwa`` process, which ends here
             exiting()
+    # like click's standalone mode: the command's end is the process's exit (0, or typer.Exit's
+    # code, e.g. 130 after Ctrl-C)
+    sys.exit(code if isinstance(code, int) else 0)

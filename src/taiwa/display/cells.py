@@ -22,10 +22,10 @@ def clip(text: str, limit: int = CLIP) -> str:
     return escape(text if len(text) <= limit else text[: limit - 1] + "…")
 
 
-def compact_table(title: str, caption: str | None = None) -> Table:
-    """A table with no vertical rules and no edge: a wide table (ten columns and more) still
-    fits an 80-column terminal."""
-    return Table(
+def compact_table(title: str, caption: str | None = None, *, kind: type[Table] = Table) -> Table:
+    """A table (a ``kind``: :class:`~rich.table.Table` or a subclass) with no vertical rules and
+    no edge: a wide table (ten columns and more) still fits an 80-column terminal."""
+    return kind(
         title=title,
         title_justify="left",
         caption=caption,

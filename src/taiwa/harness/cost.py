@@ -4,7 +4,9 @@
 A price names a model by its SPEC as typed (``openai:gpt-4o-mini``) or by the model's name
 (the SPEC without its backend prefix, ``gpt-4o-mini``, or the name the backend reports);
 the SPEC wins when both match. Tokens served from the cache cost nothing; a role with replies
-whose usage is unknown gets a cost that is a lower bound (``cost_lower_bound``).
+whose usage is unknown gets a cost that is a lower bound (``cost_lower_bound``). The run's
+total (``totals`` in summary.json, :func:`run_totals`) adds the roles up, with the requests
+answered from the cache and those the backend retried or that failed counted apart.
 """
 
 from __future__ import annotations
@@ -125,3 +127,41 @@ def unmatched(prices: Mapping[str, Any], names: list[tuple[str, str]]) -> list[s
     """Prices that name none of the run's models (``names``: SPEC, model id pairs)."""
     known = {n for spec, mid in names for n in (spec, spec.split(":", 1)[-1], mid)}
     return [p for p in prices if p not in known]
+
+
+TOTAL_COUNTS = ("requests", "cache_hits", "calls", "retries", "failures", "usage_unknown")
+TOTAL_TOKENS = ("tokens_in", "tokens_out", "cached_tokens_in", "cached_tokens_out")
+
+
+def run_totals(calls: list[dict[str, Any]]) -> dict[str, Any]:
+    """The run's total over every role's ``calls`` entry (issue 42): requests, answered from the
+    cache (``cache_hits``) and sent (``calls``); ``retries``: HTTP requests the backends
+    repeated after a 5xx, 429 or timeout and ``failures``: requests that got no reply (a paid
+    API may bill either; their tokens are in no count); tokens sent and cached (None when no
+    model counts them); ``cost_usd`` of the priced roles (None without a price),
+    ``cost_lower_bound`` when a priced role had replies of unknown usage or a role that
+    counts tokens has no price, and ``cached_cost_usd``: what the replies served from the
+    cache would have cost at the same prices (not spent)."""
+    totals: dict[str, Any] = {k: sum(int(c.get(k) or 0) for c in calls) for k in TOTAL_COUNTS}
+    totals["usage_unknown"] += sum(int(c.get("cached_usage_unknown") or 0) for c in calls)
+    counting = [c for c in calls if c.get("tokens_in") is not None]
+    for key in TOTAL_TOKENS:
+        totals[key] = sum(int(c.get(key) or 0) for c in counting) if counting else None
+    priced = [c for c in counting if c.get("cost_usd") is not None]
+    totals["cost_usd"] = round(sum(c["cost_usd"] for c in priced), 6) if priced else None
+    totals["cost_lower_bound"] = bool(priced) and (
+        any(c.get("cost_lower_bound") for c in priced) or len(priced) < len(counting)
+    )
+    totals["cached_cost_usd"] = (
+        round(
+            sum(
+                ((c.get("cached_tokens_in") or 0) * c["price_in"]
+                 + (c.get("cached_tokens_out") or 0) * c["price_out"]) / 1e6
+                for c in priced
+            ),
+            6,
+        )
+        if priced
+        else None
+    )  # fmt: skip
+    return totals

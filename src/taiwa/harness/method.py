@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from taiwa.harness.evidence import ItemEvidence
     from taiwa.harness.run_reader import RunData
     from taiwa.metrics.comparisons import ComparedMetric
+    from taiwa.models.spec import ModelOptions
 
 Row = dict[str, Any]
 """One output line of a stage for one sample (written to the stage's JSONL file)."""
@@ -237,8 +238,15 @@ class Validator(Protocol):
         """The bundled held-out files used when no ``--data`` is given."""
         ...
 
-    def validate(self, spec: str, data: Sequence[Path], seed: int) -> dict[str, Any]:
-        """The report (JSON-able): the figures of ``spec`` and of the baselines, each with n."""
+    def validate(
+        self, spec: str, data: Sequence[Path], seed: int, models: ModelOptions
+    ) -> dict[str, Any]:
+        """The report (JSON-able): the figures of ``spec`` and of the baselines, each with n,
+        and ``failures``: ``{"failed": N, "items": M}``, the items the helper gave nothing for
+        (no reply after the retries, or none valid after the re-asks), which the command holds
+        against ``--max-failures`` as ``taiwa run`` does. A chat-model SPEC is called with
+        ``models`` (``taiwa run``'s flags: base URL, concurrency, retries) and its endpoint
+        checked before anything else (:func:`taiwa.models.spec.load_checked_model`)."""
         ...
 
     def tables(self, report: Mapping[str, Any]) -> list[Any]:

@@ -117,6 +117,7 @@ def _execute(
 
                 async def main() -> None:
                     await check_models(plan, pool)
+                    rundir.started()  # a failure from here on leaves a run to resume
                     loop = asyncio.get_running_loop()
                     warm.append(warm_up_soon(loop, len(plan.samples), plan.setup.seed))
                     waits.extend(warm)

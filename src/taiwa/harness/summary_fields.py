@@ -22,10 +22,10 @@ _OBJECTS = (
     "gold_first groups held_out_macro_f1 human_rate identical_replies japanese_share "
     "judge_quality judge_vs_human_items max_insertion max_substitution mean_rank mean_ranks "
     "min_wed pairwise pairwise_detail precision prev_acts rating_histogram recall repairs "
-    "rouge1 rouge2 rougeL rougeL_by_task shares single stability "
+    "rouge1 rouge2 rougeL rougeL_by_task shares single stability tagger_validation_systems "
     "tagger_vs_human_labels task_difficulty tasks training_data transitions unparsed_pairwise "
     "unparsed_single validated validated_varied vs_human win_rate win_rate_adjusted win_rates "
-    "wlcs across"
+    "wlcs across asr_cer"
 )
 
 _COUNTS = (
@@ -46,7 +46,7 @@ _NUMBERS_OR_NULL = (
     "random_mean_gap random_p95_gap human_mean_rank macro_f1 full_accuracy concentration "
     "gold_concentration gold_share statistic option first second judge score all dependent "
     "independent stable_from tokens_in tokens_out cached_tokens_in cached_tokens_out price_in "
-    "price_out cost_usd"
+    "price_out cost_usd asr_cer_corpus asr_rtf"
 )
 
 _STRINGS = (

@@ -71,8 +71,11 @@ async def generate_json(
     parse: Callable[[str], T],
     *,
     attempts: int = 3,
+    reask_failed: bool = True,
 ) -> list[JsonOutcome[T]]:
-    """Generate and validate; ``parse`` raises ``ValueError`` with a readable reason."""
+    """Generate and validate; ``parse`` raises ``ValueError`` with a readable reason. A request
+    that got no reply is sent again in the next round unless ``reask_failed`` is off (then,
+    as in a run, the backend's own retries were its chances)."""
     if attempts < 1:
         raise ValueError(f"attempts must be >= 1, got {attempts}")
     pending = list(requests)
@@ -85,7 +88,8 @@ async def generate_json(
         for req, res in zip(pending, responses, strict=True):
             if not res.ok or res.text is None:
                 done[req.id] = JsonOutcome(req.id, None, res.error or "no output", attempt)
-                retry.append(req)
+                if reask_failed:
+                    retry.append(req)
                 continue
             try:
                 done[req.id] = JsonOutcome(req.id, parse(res.text), None, attempt, res.text)

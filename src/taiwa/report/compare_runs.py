@@ -43,10 +43,11 @@ def _same(runs: Sequence[RunData]) -> None:
                 "another method"
             )
         if run.items[1:] != first.items[1:]:
+            from taiwa.report.grouping import items_text
+
             raise TaiwaError(
                 f"cannot pair {run.path} with {first.path}: other items "
-                f"({run.items[3]} of {run.items[0]}, --limit {run.items[2]} vs "
-                f"{first.items[3]} of {first.items[0]}, --limit {first.items[2]})"
+                f"({items_text(run)} vs {items_text(first)})"
             )
         for key in PAIRING:
             mine: dict[str, Any] = getattr(run.config, key)

@@ -15,7 +15,7 @@ from taiwa.core.io import shown_name
 from taiwa.display.section import Html
 from taiwa.harness.run_reader import RunData, find_runs, load_run, summary_errors
 from taiwa.metrics.flags import MARK
-from taiwa.report.grouping import by_method, item_sets_note
+from taiwa.report.grouping import by_method, item_sets_note, settings_note
 from taiwa.report.html import esc, join, tag
 from taiwa.report.leaderboard_vs import add_vs_baseline
 from taiwa.report.page import CSS
@@ -68,9 +68,10 @@ def headline_tables(
     for (name, _), tds in groups.items():
         joined = join_tables([str(r.path) for r, _ in tds], [td for _, td in tds])
         note = item_sets_note([r for r, _ in tds])
+        settings = settings_note([r for r, _ in tds])
         flagged = any(MARK in str(getattr(c, "plain", c)) for row in joined.rows for c in row)
         legend = FLAG_LEGEND if flagged else ""
-        joined.caption = "\n".join(x for x in (note, joined.caption, legend) if x)
+        joined.caption = "\n".join(x for x in (note, settings, joined.caption, legend) if x)
         if not note:  # the same items: paired differences against a baseline
             lead = len(joined.headers) - len(tds[0][1].headers)
             add_vs_baseline(joined, [r for r, _ in tds], methods, lead, baseline)

@@ -100,9 +100,9 @@ def provenance(run: RunData) -> Html:
 
 def failures(run: RunData) -> Html:
     """Failure counts per stage (with the failed rows' first reasons, read from the stage
-    files), the calls per role (errors, repaired and still-invalid outputs) and the tokens and
-    cost per role."""
-    from taiwa.display.tables import calls_table, cost_table
+    files), the calls per role (errors, repaired and still-invalid outputs), the tokens and
+    cost per role and the run's total."""
+    from taiwa.display.tables import calls_table, cost_table, totals_line
 
     s = run.summary
     counts = ", ".join(f"{k}: {v}" for k, v in s["failures"].items()) or "no stage"
@@ -128,9 +128,11 @@ def failures(run: RunData) -> Html:
             )
     if s["calls"]:
         parts.append(renderable_html(calls_table(s["calls"])))
-        cost = cost_table(s["calls"])
+        cost = cost_table(s["calls"], s.get("totals"))
         if cost is not None:
             parts.append(renderable_html(cost))
+        if s.get("totals"):
+            parts.append(tag("p", totals_line(s["totals"])))
     return join(parts)
 
 
@@ -141,15 +143,17 @@ def _section(method: Any, run: RunData) -> tuple[list[Any], Section]:
 
 
 def merged_headline(runs: Sequence[RunData], firsts: Sequence[TableData]) -> TableData | None:
-    """One table of every run's headline (first) table when they share their columns, with a
-    leading ``run`` column; ``None`` otherwise."""
+    """One table of every run's headline (first) table when they share their columns (item
+    counts aside), with a leading ``run`` column and a note when the runs were not on the same
+    items or not made with the same settings; ``None`` otherwise."""
     if len(firsts) < 2 or len({t.header_key for t in firsts}) != 1:
         return None
-    from taiwa.report.grouping import item_sets_note
+    from taiwa.report.grouping import item_sets_note, settings_note
     from taiwa.report.rich_html import join_tables
 
     joined = join_tables([r.path.name for r in runs], firsts)
-    joined.caption = "\n".join(x for x in (item_sets_note(runs), joined.caption) if x)
+    notes = (item_sets_note(runs), settings_note(runs), joined.caption)
+    joined.caption = "\n".join(x for x in notes if x)
     return joined
 
 

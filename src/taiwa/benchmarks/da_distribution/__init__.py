@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from taiwa.harness.method import Stage
     from taiwa.harness.run_reader import RunData
     from taiwa.metrics.comparisons import ComparedMetric
+    from taiwa.models.spec import ModelOptions
 
 
 class DADistributionOptions(BaseModel):
@@ -63,7 +64,8 @@ class DADistributionOptions(BaseModel):
         None,
         description="gold labels (JSONL: id, context, reply, act) or a `taiwa validate tagger "
         "--json` report: the tagger's confusion, for DAE/DAMI corrected for its errors (the "
-        "default tagger: the bundled held-out split)",
+        "default tagger: the real-chat held-out split for the human replies, the system-style "
+        "one for the systems')",
     )
     consistency_repetitions: int = Field(
         20_000, ge=1, le=1_000_000, description="paired batches drawn per batch size"
@@ -98,10 +100,12 @@ class TaggerValidator:
     def default_data(self) -> list[Path]:
         return []
 
-    def validate(self, spec: str, data: Sequence[Path], seed: int) -> dict[str, Any]:
+    def validate(
+        self, spec: str, data: Sequence[Path], seed: int, models: ModelOptions
+    ) -> dict[str, Any]:
         from taiwa.benchmarks.da_distribution.validate_tagger import validate_tagger
 
-        return validate_tagger(spec, data, seed)
+        return validate_tagger(spec, data, seed, models)
 
     def tables(self, report: Mapping[str, Any]) -> list[Any]:
         from taiwa.benchmarks.da_distribution.validate_tagger import report_tables
@@ -216,7 +220,12 @@ class DADistributionMethod:
 
     def aggregate(self, samples: Iterable[Any], results: Results, setup: Setup) -> Summary:
         from taiwa.benchmarks.da_distribution import summary as s
-        from taiwa.benchmarks.da_distribution.correction import add_corrected, run_validation
+        from taiwa.benchmarks.da_distribution.corrected import (
+            add_corrected,
+            off_validation_flags,
+            ordering_flags,
+        )
+        from taiwa.benchmarks.da_distribution.correction import run_validations
         from taiwa.core.taxonomies import load_taxonomy
 
         o: DADistributionOptions = setup.options
@@ -233,16 +242,18 @@ class DADistributionMethod:
         }
         s.bias_flags(systems, texts)
         notes = s.untagged_notes(systems)
-        validation = run_validation(setup.roles["tagger"], o)
+        validations = run_validations(setup.roles["tagger"], o)
         gold = [HUMAN] if o.human_acts == "labels" else []
-        notes += add_corrected(systems, across, c, labels, validation, setup.seed, gold)
-        if validation is not None:
-            s.validation_range_flags(systems, texts, validation.lengths, gold)
-        if HUMAN in systems and o.human_acts == "tagger":
+        notes += add_corrected(systems, across, c, labels, validations, setup.seed, gold)
+        if validations is not None:
+            lengths = {x: validations.of(x).lengths for x in systems}
+            s.validation_range_flags(systems, texts, lengths, gold)
+        if HUMAN in systems:
             reply_acts = {i: it.reply_act for i, it in enumerate(samples) if it.reply_act}
-            agreement = s.human_label_agreement(c, reply_acts, setup.seed)
+            agreement = s.human_label_agreement(c, reply_acts, setup.seed, bool(gold))
             if agreement is not None:
                 across["tagger_vs_human_labels"] = agreement
+                off_validation_flags(systems, agreement, validations)
         files = {"transitions.svg": s.lift_writer(systems)}
         if len(systems) >= 2:
             block, curves, more = s.consistency_block(
@@ -252,6 +263,7 @@ class DADistributionMethod:
             notes += more
             if curves:
                 files["consistency.svg"] = s.curve_writer(curves)
+        ordering_flags(systems, across, order)
         if c.prev_from.get("unknown"):
             notes.append(
                 f"{c.prev_from['unknown']} context(s) without a previous act: left out of DAMI "

@@ -90,7 +90,10 @@ def check_tagger(spec: str, taxonomy: Taxonomy, seed: int) -> Labels | Path | Mo
 
     path = Path(spec)
     if path_kind(path / "taiwa_da.json") != "file":
-        from taiwa.models.spec import ModelSpec
+        from taiwa.models.spec import ModelSpec, looks_like_path
+
+        if path_kind(path) == "missing" and looks_like_path(spec):
+            raise TaiwaError(f"--tagger {spec}: no such directory")
 
         try:
             ModelSpec.parse(spec)
@@ -164,6 +167,7 @@ class TagStage(StageBase):
         texts, acts = self._to_tag(sample, upstream)
         untagged: dict[str, str] = {}
         shares: dict[str, float] = {}
+        reference_act: str | None = None
         prev_act, prev_from = self._labelled_prev(sample)
         if isinstance(self.checked, Labels):
             labels = self.checked
@@ -179,6 +183,10 @@ class TagStage(StageBase):
             systems = list(texts)
             contexts = [sample.context] * len(systems)
             utterances = [texts[s] for s in systems]
+            reference = self._labelled_reply(sample, upstream)
+            if reference is not None:  # the tagger's act of it, checked against the label
+                contexts.append(sample.context)
+                utterances.append(reference)
             if prev_act is None:
                 contexts.append(sample.before_context)
                 utterances.append(sample.context)
@@ -186,11 +194,15 @@ class TagStage(StageBase):
             acts.update(zip(systems, tagged, strict=False))
             if probs:
                 shares = {s: round(p, 4) for s, p in zip(systems, probs, strict=False)}
+            if reference is not None:
+                reference_act = tagged[len(systems)]
             if prev_act is None:
                 prev_act, prev_from = tagged[-1], "tagger"
         row: Row = {"prev_act": prev_act, "prev_from": prev_from, "acts": acts}
         if shares:
             row["probs"] = shares
+        if reference_act is not None:
+            row["reference_act"] = reference_act
         if untagged:
             row["untagged"] = untagged
         return row
@@ -221,6 +233,17 @@ class TagStage(StageBase):
             acts[HUMAN] = sample.reply_act
             del texts[HUMAN]
         return texts, acts
+
+    def _labelled_reply(
+        self, sample: ContextItem, upstream: Mapping[str, Mapping[str, Row]]
+    ) -> str | None:
+        """The human reply whose act the run took from the test set's label (``-o
+        human_acts=labels``), for the tagger to tag beside it (``reference_act``): the run's
+        own check of the tagger against labels."""
+        if not self.human_from_labels or sample.reply_act is None or HUMAN not in upstream:
+            return None
+        generated = upstream[HUMAN]["generate"]
+        return None if "error" in generated else str(generated["text"])
 
     def _labelled_prev(self, sample: ContextItem) -> tuple[str | None, str | None]:
         if self.prev_from_labels and sample.prev_act is not None:

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from taiwa.harness.method import Results, Row, Stage, Upstream
     from taiwa.harness.run_reader import RunData
     from taiwa.metrics.comparisons import ComparedMetric
+    from taiwa.models.spec import ModelOptions
 
 
 class DAResponseOptions(BaseModel):
@@ -71,10 +72,12 @@ class AnnotatorValidator:
 
         return [path for split in SPLITS for path in split_files(split)]
 
-    def validate(self, spec: str, data: Sequence[Path], seed: int) -> dict[str, Any]:
+    def validate(
+        self, spec: str, data: Sequence[Path], seed: int, models: ModelOptions
+    ) -> dict[str, Any]:
         from taiwa.benchmarks.da_response.validate import validate_by_split
 
-        return validate_by_split(spec, data, seed)
+        return validate_by_split(spec, data, seed, models)
 
     def tables(self, report: Mapping[str, Any]) -> list[Any]:
         from taiwa.benchmarks.da_response.validate import report_tables

@@ -114,11 +114,14 @@ class PromptsMethod:
         ]
 
     def aggregate(self, samples: Iterable[Any], results: Results, setup: Setup) -> Summary:
+        from array import array
+
         from taiwa.metrics.stats import bootstrap_ci
 
         systems = {}
         for system in results.systems:
-            values: dict[str, list[float]] = {key: [] for key in METRICS}
+            # doubles, not float objects: 8 bytes a value rather than 32 (issue 40 §4)
+            values: dict[str, array[float]] = {key: array("d") for key in METRICS}
             for row in results.ok("score", system):
                 for key, vals in values.items():
                     if key in row:

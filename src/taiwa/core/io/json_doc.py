@@ -20,6 +20,7 @@ from taiwa.core.io.text import (
     MAX_NUMBER,
     NUMBER_LIMIT,
     decoded_lines,
+    json_problem,
     json_type,
     path_kind,
     shown_path,
@@ -84,8 +85,9 @@ def loads(
             obj = json.loads(text)
     except json.JSONDecodeError as exc:
         cut = " (is the file truncated?)" if exc.pos >= len(text.rstrip()) else ""
-        got = f"{exc.msg.removesuffix(' at')} at column {exc.colno}{cut}"
-        at = exc.lineno if line is None else line
+        problem, lineno = json_problem(exc, text)
+        got = problem + cut
+        at = lineno if line is None else line
         raise JSONSyntaxError(source, at, None, expected, got) from None
     except RecursionError:
         raise InputError(source, line, None, NESTING, "deeper") from None

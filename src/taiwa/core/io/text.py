@@ -5,6 +5,7 @@ record's values keep (string length, no lone surrogates, nesting depth). Each pr
 from __future__ import annotations
 
 import codecs
+import json
 import re
 import stat
 from collections.abc import Iterator
@@ -106,6 +107,27 @@ def decoded(p: Path, number: int, raw: bytes) -> str:
         if exc.reason == "unexpected end of data" and not raw.endswith(b"\n"):
             got = f"a character cut off at column {exc.start + 1}: is the file truncated?"
         raise InputError(str(p), number, None, "UTF-8 text", got) from None
+
+
+def json_problem(exc: json.JSONDecodeError, text: str) -> tuple[str, int]:
+    """What a JSON parse error of ``text`` says, with its column (``Expecting ',' delimiter at
+    column 12``) and the line it is on. A string whose closing quote is missing runs into the
+    line's end, which Python's parser reports as the line break: "Invalid control character";
+    that case is said as what it is, "unterminated string starting at column N"."""
+    if exc.msg.startswith("Invalid control character") and text[exc.pos : exc.pos + 1] in (
+        "\n",
+        "\r",
+    ):
+        try:
+            json.loads(text[: exc.pos])
+        except json.JSONDecodeError as inner:
+            if inner.msg.startswith("Unterminated string"):
+                return (
+                    f"unterminated string starting at column {inner.colno}: its closing quote "
+                    "is missing",
+                    inner.lineno,
+                )
+    return f"{exc.msg.removesuffix(' at')} at column {exc.colno}", exc.lineno
 
 
 def json_type(value: Any) -> str:
