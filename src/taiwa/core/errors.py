@@ -25,6 +25,10 @@ class EndpointError(TaiwaError):
     exit_code = 1
 
 
+FIELD_CHARS = 160
+"""The longest field name an error shows (longer ones are cut in the middle)."""
+
+
 class InputError(TaiwaError):
     """Bad input: which file, which line, which field, what was expected and what was found."""
 
@@ -38,6 +42,8 @@ class InputError(TaiwaError):
     ) -> None:
         self.file, self.line, self.field, self.expected, self.got = file, line, field, expected, got
         where = file if line is None else f"{file}:{line}"
+        if field and len(field) > FIELD_CHARS:  # a 100,000-character key in a path
+            field = field[: FIELD_CHARS // 2] + "…" + field[-FIELD_CHARS // 2 :]
         what = f"field '{field}': " if field else ""
         found = f" (got {got})" if got is not None else ""
         super().__init__(f"{where}: {what}expected {expected}{found}")

@@ -21,6 +21,7 @@ from typing import Any
 
 from taiwa.core.errors import InputError, TaiwaError
 from taiwa.core.io import decoded_lines, path_kind, read_json_object, shown_path
+from taiwa.core.io import shown as short
 from taiwa.harness.config_schema import RunConfigFile, parse_config
 from taiwa.harness.stage_rows import StageFile, StageRow, check_stage_files, iter_rows
 from taiwa.harness.summary_schema import check_summary, line_of
@@ -189,8 +190,8 @@ def load_run(path: Path) -> RunData:
             str(path / CONFIG),
             line_of(config_text, ["method"]),
             "method",
-            f"the method of {SUMMARY} ({summary['method']!r})",
-            repr(config.method),
+            f"the method of {SUMMARY} ({short(summary['method'])})",
+            short(config.method),
         )
     for system, block in summary["systems"].items():
         if "n" in block and "failures" in block and system not in config.systems:
@@ -198,8 +199,8 @@ def load_run(path: Path) -> RunData:
                 str(path / SUMMARY),
                 line_of(text, ["systems", system]),
                 f"systems.{system}",
-                f"a system of {CONFIG} ({', '.join(config.systems) or 'none'})",
-                repr(system),
+                f"a system of {CONFIG} ({short(', '.join(config.systems), 200) or 'none'})",
+                short(system),
             )
     stages = check_stage_files(path, config.stage_files or {}, config.systems, summary)
     return RunData(path, config, summary, text, stages)

@@ -15,6 +15,7 @@ from typing import Any
 
 from taiwa.core.errors import InputError
 from taiwa.core.io import decoded_lines, json_type, path_kind, shown_path
+from taiwa.core.io import shown as short
 from taiwa.core.io.json_doc import loads
 from taiwa.harness.summary_fields import MAX_VALUE
 from taiwa.harness.summary_schema import kind_ok, kind_text, shown
@@ -189,8 +190,8 @@ def scan(path: Path, stage: str, across: bool, ids: set[str] | None = None) -> S
         lane = "" if across else row.system
         first = seen.setdefault((lane, row.id), row.line)
         if first != row.line:
-            who = f" of system {row.system!r}" if lane else ""
-            got = f"item {row.id[:60]!r}{who} again (first on line {first})"
+            who = f" of system {short(row.system)}" if lane else ""
+            got = f"item {short(row.id)}{who} again (first on line {first})"
             raise InputError(str(path), row.line, "id", "one line per item", got)
         out.rows[lane] = out.rows.get(lane, 0) + 1
         if row.error is None:
@@ -235,7 +236,7 @@ def check_stage_files(
         elif ids != first_ids[1]:
             odd = sorted(ids ^ first_ids[1])[0]
             where, other = (name, first_ids[0]) if odd in ids else (first_ids[0], name)
-            got = f"item {odd[:60]!r} only in {where}"
+            got = f"item {short(odd)} only in {where}"
             raise InputError(str(path), None, "id", f"the items of {other}", got)
         out[stage] = scanned
     return out
@@ -248,7 +249,8 @@ def _check_counts(
     lanes = [""] if scanned.across else list(systems)
     extra = [lane for lane in scanned.rows if lane not in lanes]
     if extra:
-        got = f"rows of {extra[0]!r}, which is none of the run's systems ({', '.join(systems)})"
+        listed = short(", ".join(systems), 200)
+        got = f"rows of {short(extra[0])}, which is none of the run's systems ({listed})"
         if not extra[0]:
             got = "a row without its system"
         raise InputError(str(path), None, "system", "rows of the run's systems", got)
@@ -256,7 +258,7 @@ def _check_counts(
         for lane in lanes:
             rows = scanned.rows.get(lane, 0)
             if rows != n:
-                who = f" of system {lane!r}" if lane else ""
+                who = f" of system {short(lane)}" if lane else ""
                 expected = f"{n} row(s){who}, one per sample (n_samples in summary.json)"
                 raise InputError(str(path), None, None, expected, str(rows))
     counted = summary["failures"].get(scanned.stage)

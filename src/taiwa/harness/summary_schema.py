@@ -119,7 +119,7 @@ def check_summary(path: Path, obj: dict[str, Any], text: str) -> None:
     naming ``path``, the line and the field."""
 
     def fail(where: Where, expected: str, value: Any, missing: bool = False) -> InputError:
-        name = ".".join(str(p) for p in where)
+        name = ".".join(_cut(str(p)) for p in where)
         got = None if missing else shown(value)
         return InputError(str(path), line_of(text, where), name, expected, got)
 
@@ -303,6 +303,11 @@ def _check_interval(
 
 def _number(x: float) -> str:
     return f"{x:.6g}"
+
+
+def _cut(key: str, limit: int = 60) -> str:
+    """A key of a field's path as an error names it (a 100,000-character key cut)."""
+    return key if len(key) <= limit else key[: limit - 1] + "…"
 
 
 def shown(value: Any) -> str:
