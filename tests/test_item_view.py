@@ -89,14 +89,14 @@ def test_the_wed_alignment_adds_up_to_the_breakdown(runs: dict[str, Path]) -> No
             assert sum(o[3] for o in ops) == pytest.approx(r["wed"], abs=1e-5)
 
 
-def _show(*args: str) -> subprocess.CompletedProcess[str]:
-    """``taiwa show`` in an 80-column terminal."""
+def _show(*args: str, columns: int = 80) -> subprocess.CompletedProcess[str]:
+    """``taiwa show`` in an 80-column terminal (or ``columns``)."""
     return subprocess.run(
         [sys.executable, "-m", "taiwa", "show", *args],
         capture_output=True,
         text=True,
         timeout=300,
-        env={**os.environ, "COLUMNS": "80"},
+        env={**os.environ, "COLUMNS": str(columns)},
     )
 
 
@@ -145,6 +145,22 @@ def test_show_filters_list_what_the_scores_say(runs: dict[str, Path]) -> None:
     out = taiwa_main("show", str(da), "--filter", "wed>=1", "--sort", "score:asc")
     listed = re.findall(r"^│ (dr\d+)", out.stdout, re.M)
     assert listed == sorted((i for i, v in wed.items() if v >= 1), key=lambda i: (wed[i], i))
+
+
+def test_the_list_stacks_rather_than_squeeze_its_text(runs: dict[str, Path]) -> None:
+    """When the systems' names leave the text little room (long names, a replay named by its
+    file's path; here a 40-column terminal), the list keeps eight characters of each item's
+    text on its line and stacks the other systems in a part whose '(continued, 2 of 2)' stands
+    whole on its own line."""
+    records = _records(runs["intent"])
+    out = _show(str(runs["intent"]), "--limit", "5", columns=40)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert max(cell_len(x) for x in lines) <= 40
+    for rec in list(records.values())[:5]:
+        line = next(x for x in lines if x.startswith(rec.id))
+        assert rec.title[:8] in line, (rec.id, line)
+    assert "(continued, 2 of 2)" in lines
 
 
 @pytest.mark.parametrize(

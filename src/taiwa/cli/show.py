@@ -22,6 +22,10 @@ if TYPE_CHECKING:
 MARKS = (("failed", "✗"), ("repaired", "↻"), ("imputed", "≈"), ("flagged", "⚑"))
 """The states a list cell marks, as on the page."""
 
+TEXT_MIN = 16
+"""The narrowest the list's text column is made: with long system names (a replay's path) the
+list is stacked in parts rather than the text wrapped every two characters."""
+
 
 def _calls(calls: Sequence[Call]) -> list[str]:
     out = []
@@ -73,7 +77,7 @@ def print_list(
         title_justify="left",
     )
     table.add_column("item", no_wrap=True)
-    table.add_column("text")
+    table.add_column("text", min_width=TEXT_MIN)
     for s in systems:
         table.add_column(s, justify="right")
     if pair is not None and metric is not None:
