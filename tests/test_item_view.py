@@ -6,6 +6,7 @@ The browser side is ``test_item_view_browser.py``."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -19,6 +20,7 @@ from rich.cells import cell_len
 from cli import taiwa_main
 from item_runs import build_item_runs, by_system, flipped_pairs, rows
 from taiwa.benchmarks import get_method
+from taiwa.display.ja_wrap import NO_START, break_offsets, unbreakable
 from taiwa.harness.evidence import item_evidence
 from taiwa.harness.item_records import ItemRecord, item_records, prompt_note
 from taiwa.harness.run_reader import load_run
@@ -111,6 +113,9 @@ def test_show_prints_an_item_at_80_columns_without_a_broken_line(
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert max(cell_len(x) for x in lines) <= 80
+    # Japanese wraps by its rules: no line (nor a table cell's line) starts with 。、」 or っ
+    starts = [(x, c.strip()) for x in lines for c in re.split(r"[│┃]", x) if c.strip()]
+    assert not [x for x, c in starts if c[0] in NO_START]
     for system in rec.systems:  # each system's part under its own whole name
         assert any(x.startswith(system) for x in lines), system
     flat = re.sub(r"[\s│┃┏┓┗┛┡┩└┘┌┐━─╇┳┻┼]+", "", out.stdout)
@@ -224,3 +229,23 @@ def test_a_run_without_item_records_and_a_damaged_row(
     out = taiwa_main("show", str(bad), "it-003")
     assert out.returncode != 0 and "Traceback" not in out.stderr
     assert "the rows of item 'it-003' are not as taiwa wrote them" in out.stderr
+
+
+@pytest.mark.parametrize(
+    ("text", "width", "lines"),
+    [
+        ("返答をしてください。次へ", 10, ["返答をして", "ください。", "次へ"]),
+        ("茶色いものばっかりです", 10, ["茶色いもの", "ばっかりで", "す"]),
+        ("「はい」と言った", 4, ["「は", "い」", "と", "言っ", "た"]),
+        ("reply: アラームです", 12, ["reply: ア", "ラームです"]),
+        ("tokens 88 in / 29 out", 12, ["tokens 88 in ", "/ 29 out"]),
+        ("。。。。。。", 4, ["。。", "。。", "。。"]),
+    ],
+)
+def test_japanese_wraps_by_its_rules(text: str, width: int, lines: list[str]) -> None:
+    """No line starts with a closing mark or a small kana, none ends with an opening bracket;
+    Latin words break at spaces; a line the rules cannot break is cut where it is full."""
+    cuts = [0, *break_offsets(text, width), len(text)]
+    assert [text[a:b] for a, b in itertools.pairwise(cuts)] == lines
+    assert all(cell_len(x.rstrip()) <= width for x in lines)
+    assert unbreakable("tokens 88") == 6 and unbreakable("ください。") == 4

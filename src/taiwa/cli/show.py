@@ -105,15 +105,16 @@ def print_item(
     from rich.text import Text
 
     from taiwa.display.item_console import block_renderables
+    from taiwa.display.ja_wrap import Wrapped
 
-    console.print(Text(f"{run.method} · {run.path} · item {rec.id}", style="bold"))
+    console.print(Wrapped(f"{run.method} · {run.path} · item {rec.id}", style="bold"))
     for b in rec.blocks:
         for r in block_renderables(b):
             console.print(r)
     if rec.prompt:
         console.print(Text(f"prompt ({note})" if note else "prompt", style="bold dim"))
         for role, text in rec.prompt:
-            console.print(Text.assemble((f"{role}: ", "bold"), text))
+            console.print(Wrapped(Text.assemble((f"{role}: ", "bold"), text)))
     labels = {m.name: m.label for m in evidence.metrics}
     binary = {m.name for m in evidence.metrics if m.binary}
     splits = {sp.name: sp.label for sp in evidence.splits}
@@ -128,13 +129,13 @@ def print_item(
         values = [f"{labels[k]} {_value(v, k in binary)}" for k, v in s.metrics.items()]
         values += [f"{splits[k]}: {v}" for k, v in s.splits.items() if v is not None]
         if values:
-            console.print(Text(" · ".join(values), style="dim"))
+            console.print(Wrapped(" · ".join(values), style="dim"))
         if s.reply is not None:
-            console.print(Text.assemble(("reply: ", "bold"), s.reply))
+            console.print(Wrapped(Text.assemble(("reply: ", "bold"), s.reply)))
         if s.error:
-            console.print(Text(f"error: {s.error}", style="red"))
+            console.print(Wrapped(f"error: {s.error}", style="red"))
         for code in s.flags:
-            console.print(Text(f"⚑ {texts.get(code, code)}", style="yellow"))
+            console.print(Wrapped(f"⚑ {texts.get(code, code)}", style="yellow"))
         for b in s.blocks:
             for r in block_renderables(b):
                 console.print(r)

@@ -21,6 +21,7 @@ from taiwa.display.evidence import (
     TurnsBlock,
     number,
 )
+from taiwa.display.ja_wrap import Wrapped, has_wide
 
 STYLES = {
     "hit": "black on yellow",
@@ -72,13 +73,13 @@ def block_renderables(block: Block) -> list[RenderableType]:
     if isinstance(block, TextBlock):
         if not block.text:
             return [_title(block.title)]
-        return [_title(block.title), marked_text(block.text, block.marks)]
+        return [_title(block.title), Wrapped(marked_text(block.text, block.marks))]
     if isinstance(block, TurnsBlock):
         notes = any(t.note for t in block.turns)
         table = _table(block.title, ["who", "utterance", "note"] if notes else ["who", "utterance"])
         for t in block.turns:
             style = STYLES.get(t.mark, "") if t.mark else ""
-            cells: list[str | Text] = [t.speaker, marked_text(t.text, t.marks)]
+            cells: list[RenderableType] = [t.speaker, Wrapped(marked_text(t.text, t.marks))]
             cells += [t.note] if notes else []
             table.add_row(*cells, style=style)
         return [table]
@@ -87,10 +88,11 @@ def block_renderables(block: Block) -> list[RenderableType]:
         signed = any(m in SIGNS for m in marks)
         table = _table(block.title, ["", *block.head] if signed else list(block.head))
         for row, mark in zip(block.rows, marks, strict=True):
-            shown: list[str | Text] = [SIGNS.get(mark, ""), *row] if signed else list(row)
+            # the row's name (its first cell) stays whole; Japanese cells wrap as Japanese
+            cells = [row[0], *(Wrapped(c) if has_wide(c) else c for c in row[1:])] if row else []
+            shown: list[RenderableType] = [SIGNS.get(mark, ""), *cells] if signed else cells
             table.add_row(*shown, style=STYLES.get(mark, ""))
-        table.caption = block.caption or None
-        return [table]
+        return [table, *_caption(block.caption)]
     return _alignment(block)
 
 
@@ -102,5 +104,10 @@ def _alignment(block: AlignmentBlock) -> list[RenderableType]:
             str(k), c.top or "—", c.bottom or "—", c.op, number(c.cost), style=STYLES.get(c.op)
         )
     totals = " · ".join(f"{k} {number(v)}" for k, v in block.totals)
-    table.caption = f"recorded breakdown: {totals}" if totals else None
-    return [table]
+    return [table, *_caption(f"recorded breakdown: {totals}" if totals else "")]
+
+
+def _caption(text: str) -> list[RenderableType]:
+    """A table's caption on lines of its own below it, at the console's width (a caption of
+    the table wraps at the table's)."""
+    return [Wrapped(text, style="dim")] if text else []
