@@ -113,8 +113,13 @@ def test_show_prints_an_item_at_80_columns_without_a_broken_line(
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert max(cell_len(x) for x in lines) <= 80
-    # Japanese wraps by its rules: no line (nor a table cell's line) starts with 。、」 or っ
-    starts = [(x, c.strip()) for x in lines for c in re.split(r"[│┃]", x) if c.strip()]
+    # Japanese wraps by its rules: no line (nor a table cell's line) starts with 。、」 or っ,
+    # the item's nor the list's
+    listed = _show(str(run), "--limit", "30")
+    assert listed.returncode == 0, listed.stderr
+    every = lines + listed.stdout.splitlines()
+    assert max(cell_len(x) for x in every) <= 80
+    starts = [(x, c.strip()) for x in every for c in re.split(r"[│┃]", x) if c.strip()]
     assert not [x for x, c in starts if c[0] in NO_START]
     for system in rec.systems:  # each system's part under its own whole name
         assert any(x.startswith(system) for x in lines), system

@@ -69,6 +69,7 @@ def print_list(
     from rich.table import Table
 
     from taiwa.display.evidence import number
+    from taiwa.display.ja_wrap import Wrapped, has_wide
 
     what = f"{metric.label} and states" if metric else "states"
     table = Table(
@@ -91,7 +92,7 @@ def print_list(
             d = None if x is None or y is None else x - y
             cells.append(number(d))
         title = rec.title if len(rec.title) <= 60 else rec.title[:59] + "…"
-        table.add_row(rec.id, title, *cells)
+        table.add_row(rec.id, Wrapped(title) if has_wide(title) else title, *cells)
     if len(shown) > limit:
         table.caption = f"the first {limit} shown (--limit)"
     console.print(table)
