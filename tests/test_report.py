@@ -56,6 +56,9 @@ def test_every_method_has_its_tables_and_figures(page: str) -> None:
     for m in ("prompts", "chitchat", "da-distribution", "intent"):
         assert "paired comparisons" in sections[m] and "paired differences a − b" in sections[m]
     assert "paired comparisons" not in sections["cohesion"]
+    # a method that follows no seed paper is titled by its name alone, the others cite theirs
+    assert '<h2 id="m-prompts">prompts</h2>' in page
+    assert '<h2 id="m-intent">intent (seed 004)</h2>' in page
     for body in sections.values():
         assert "<table" in body and "<svg" in body and "</svg>" in body
     # the two da-response runs share their headline table: one table with both systems

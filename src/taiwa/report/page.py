@@ -165,7 +165,9 @@ def method_html(
 ) -> Html:
     """The whole section of one method: combined headline, then each run (with its item view
     when ``items`` has the run's)."""
-    parts = [tag("h2", f"{method.name} (seed {method.seed})", id=f"m-{method.name}")]
+    # a method that follows no seed paper (prompts: seed "-") shows its name alone
+    title = method.name if method.seed in ("", "-") else f"{method.name} (seed {method.seed})"
+    parts = [tag("h2", title, id=f"m-{method.name}")]
     parts.append(tag("p", method.title, cls="muted"))
     rendered = [_section(method, r) for r in runs]
     from rich.table import Table
