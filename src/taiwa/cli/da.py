@@ -175,6 +175,8 @@ def train_command(
         _print_own(own)
         console.print(f"wrote {out}")
         return
+    from importlib.util import find_spec
+
     from taiwa.annotators.da_classifier.encoder import require_hf
     from taiwa.annotators.da_classifier.encoder_train import (
         check_base,
@@ -182,8 +184,6 @@ def train_command(
         check_settings,
         train_encoder,
     )
-
-    from importlib.util import find_spec
 
     if find_spec("torch") is None or find_spec("transformers") is None:
         require_hf()  # says what to install
