@@ -348,3 +348,24 @@ def test_no_other_module_reads_a_run_directory() -> None:
         if '"summary.json"' in p.read_text("utf-8") or '"config.json"' in p.read_text("utf-8")
     }
     assert named <= set(allowed), named - set(allowed)
+
+
+@pytest.mark.parametrize("where", ["system", "id"])
+def test_a_huge_value_in_a_row_is_cut_in_the_error(two: Path, tmp_path: Path, where: str) -> None:
+    """A 100,000-character system name or item id (found by the fuzzer at scale) gives one
+    short line: the value cut in the middle with the number of characters left out."""
+    bad = _copy(two, tmp_path / "bad")
+    rows = [json.loads(x) for x in (bad / "scores.jsonl").read_text("utf-8").splitlines()]
+    rows[0][where] = "x" * 100_000
+    (bad / "scores.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
+    line = _refused(["leaderboard", str(bad)], "scores.jsonl")
+    assert len(line) < 700 + len(str(bad)), len(line)
+
+
+def test_input_error_cuts_long_parts_and_says_how_much() -> None:
+    from taiwa.core.errors import InputError
+
+    err = str(InputError("f.json", 3, "a" * 1000, "a number", "b" * 5000))
+    assert err.startswith("f.json:3: field 'aaa") and len(err) < 1000
+    assert "…[620 characters]…" in err and "…[4,620 characters]…" in err
+    assert str(InputError("f.json", None, "x", "a number", "'abc'")).endswith("(got 'abc')")
