@@ -22,10 +22,10 @@ _OBJECTS = (
     "gold_first groups held_out_macro_f1 human_rate identical_replies japanese_share "
     "judge_quality judge_vs_human_items max_insertion max_substitution mean_rank mean_ranks "
     "min_wed pairwise pairwise_detail precision prev_acts rating_histogram recall repairs "
-    "rouge1 rouge2 rougeL rougeL_by_task shares single stability tagger tagger_validation "
-    "tagger_validation_systems tagger_vs_human_labels task_difficulty tasks training_data "
-    "transitions unparsed_pairwise unparsed_single validated validated_varied vs_human win_rate "
-    "win_rate_adjusted win_rates wlcs across asr_cer claim drop"
+    "rouge1 rouge2 rougeL rougeL_by_task shares single stability tagger_validation_systems "
+    "tagger_vs_human_labels task_difficulty tasks training_data transitions unparsed_pairwise "
+    "unparsed_single validated validated_varied vs_human win_rate win_rate_adjusted win_rates "
+    "wlcs across asr_cer claim drop"
 )
 
 _COUNTS = (
@@ -77,6 +77,10 @@ FIELD_KINDS: dict[str, str] = {
     **dict.fromkeys(["baseline", "better"], "string?"),
     **dict.fromkeys(["a", "b"], "object|string"),
     "c": "object",
+    "items": "number?|object",
+    "tagger": "number?|object",
+    "tagger_validation": "object?|list",
+    "difference": "number?|object",
     "top": "object|string",
     "calls": "count|list",
     "accuracy": "number?|object",

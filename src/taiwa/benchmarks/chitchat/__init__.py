@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from taiwa.benchmarks.chitchat.dataset import ChitchatItem
     from taiwa.display.section import Section
     from taiwa.harness.demo_spec import Demo
+    from taiwa.harness.evidence import ItemEvidence
     from taiwa.harness.method import Stage
     from taiwa.harness.run_reader import RunData
     from taiwa.metrics.comparisons import ComparedMetric
@@ -121,10 +122,11 @@ class ChitchatMethod:
         return sample.reference_text
 
     def stages(self, setup: Setup) -> list[Stage[Any]]:
+        from taiwa.benchmarks.chitchat.evidence import record
         from taiwa.benchmarks.chitchat.human_ranks import iter_rankings
         from taiwa.benchmarks.chitchat.prompts import chat_messages, judge_question
         from taiwa.benchmarks.chitchat.scoring import score_generated
-        from taiwa.harness.stages import GenerateStage, LocalStage
+        from taiwa.harness.stages import GenerateStage, ItemStage, LocalStage
         from taiwa.judges.stages import PairwiseJudge, SingleJudge, judge_params
 
         o: ChitchatOptions = setup.options
@@ -135,7 +137,7 @@ class ChitchatMethod:
             LocalStage("extract", score_generated, output="scores.jsonl"),
         ]
         if "judge" not in setup.roles:
-            return stages
+            return [*stages, ItemStage(record)]
 
         def answer(upstream: Mapping[str, Any]) -> str | None:
             return str(upstream["extract"]["reply"]) or None
@@ -161,7 +163,15 @@ class ChitchatMethod:
                     missing=o.missing,
                 )
             )
-        return stages
+        return [*stages, ItemStage(record)]
+
+    def evidence(self) -> ItemEvidence:
+        """Per item (issue 43): the chat and its reference; per system the reply as extracted,
+        ROUGE, the single judge's rating and judgment; the pairwise verdicts in both orders,
+        flips marked (:mod:`.evidence`)."""
+        from taiwa.benchmarks.chitchat.evidence import evidence
+
+        return evidence()
 
     def compared(self, options: ChitchatOptions) -> list[ComparedMetric]:
         """Per item: ROUGE-L of the extracted reply and the single judge's rating (when the run

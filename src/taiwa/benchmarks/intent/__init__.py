@@ -18,16 +18,17 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from taiwa.benchmarks.intent.parsing import parse_answer
+from taiwa.benchmarks.intent.prompts import messages
 from taiwa.harness.method import Results, Setup, Summary
 
 if TYPE_CHECKING:
     from taiwa.benchmarks.intent.dataset import IntentItem
     from taiwa.display.section import Section
     from taiwa.harness.demo_spec import Demo
+    from taiwa.harness.evidence import ItemEvidence
     from taiwa.harness.method import Role, Stage
     from taiwa.harness.run_reader import RunData
     from taiwa.metrics.comparisons import ComparedMetric
-    from taiwa.models.types import ChatMessage
 
 
 class IntentOptions(BaseModel):
@@ -44,14 +45,6 @@ class IntentOptions(BaseModel):
     stability_threshold: float = Field(
         0.02, gt=0, lt=1, description="the accuracy gap a prefix must stay below (seed 004: 0.02)"
     )
-
-
-def messages(item: IntentItem) -> list[ChatMessage]:
-    """Seed 004 §2.3's question as one user message, then the answer instruction."""
-    from taiwa.benchmarks.intent.prompts import model_prompt
-    from taiwa.models.types import ChatMessage
-
-    return [ChatMessage(role="user", content=model_prompt(item.context, item.core, item.options))]
 
 
 class IntentMethod:
@@ -82,13 +75,22 @@ class IntentMethod:
         return sample.options[sample.gold]  # `human`: the annotators' majority answer
 
     def stages(self, setup: Setup) -> list[Stage[Any]]:
+        from taiwa.benchmarks.intent.evidence import record
         from taiwa.benchmarks.intent.scoring import score_answer
-        from taiwa.harness.stages import GenerateStage, LocalStage
+        from taiwa.harness.stages import GenerateStage, ItemStage, LocalStage
 
         return [
             GenerateStage(messages, setup.params),
             LocalStage("score", score_answer, output="scores.jsonl"),
+            ItemStage(record),
         ]
+
+    def evidence(self) -> ItemEvidence:
+        """Per item (issue 43): the question, the options with gold and votes, each answer
+        and how it was read (:mod:`.evidence`)."""
+        from taiwa.benchmarks.intent.evidence import evidence
+
+        return evidence()
 
     def compared(self, options: IntentOptions) -> list[ComparedMetric]:
         """Per item: correct or not (seed 004 Table 1's accuracy), overall and on the

@@ -12,19 +12,21 @@ from collections.abc import Iterable, Mapping, MutableMapping
 from typing import Any
 
 from taiwa.benchmarks.intent.dataset import IntentItem
-from taiwa.benchmarks.intent.parsing import parse_answer
+from taiwa.benchmarks.intent.parsing import read_answer
 from taiwa.harness.method import Row, Upstream
 
 
 def score_answer(item: IntentItem, upstream: Upstream) -> Row:
-    """The score row of one reply: the option read from it (``None``: unparseable)."""
+    """The score row of one reply: the option read from it (``None``: unparseable) and how it
+    was read (:data:`~taiwa.benchmarks.intent.parsing.HOW`)."""
     text = str(upstream["generate"]["text"])
-    choice = parse_answer(text, item.options)
+    choice, how = read_answer(text, item.options)
     return {
         "choice": choice,
         "gold": item.gold,
         "correct": choice == item.gold,
         "dependent": item.dependent,
+        "parsed": how,
     }
 
 
