@@ -2,7 +2,7 @@
 stand in for the 240 real replies the issue checks. Its dialogues are split in two halves; the
 shipped tagger's predictions on each half are corrected through its confusion on the other half
 (real chat of the same kind, never the half corrected), and the corrected DAE lands within 0.3
-bits of the half's labels' DAE, or is flagged."""
+bits of the half's labels' DAE, or is flagged; its 95 % CI covers the labels' DAE either way."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import numpy as np
 
 from taiwa.metrics.adjusted_counts import confusion_counts, entropy_bits
 from taiwa.metrics.corrected_estimates import CORRECTION_MIN_N, adjusted_estimates
-from taiwa.metrics.correction_flags import correction_floor, off_validation
+from taiwa.metrics.correction_flags import correction_floor, imprecise, off_validation
 from taiwa.metrics.stats import bootstrap_ci
 
 
@@ -39,10 +39,13 @@ def test_corrected_dae_lands_near_the_labels_on_held_out_real_chat() -> None:
         hits = [float(predicted[i] == examples[i].act) for i in inside]
         agreement = bootstrap_ci(hits, seed=0).as_dict()
         accuracy = confusion.trace() / confusion.sum()
+        size = int(confusion.sum())
         flagged = (
-            correction_floor(len(inside), CORRECTION_MIN_N, "dae") is not None
+            correction_floor(len(inside), CORRECTION_MIN_N, "dae", accuracy, size) is not None
             or off_validation(agreement, accuracy, "dae", "the tagger") is not None
+            or imprecise(est.entropy.as_dict(), "dae") is not None
         )
         error = est.entropy.value - truth
         assert flagged or abs(error) <= 0.3, (len(inside), truth, est.entropy, error)
+        assert est.entropy.low <= truth <= est.entropy.high, (truth, est.entropy)
         assert est.entropy.low <= est.entropy.value <= est.entropy.high

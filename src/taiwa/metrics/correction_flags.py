@@ -19,6 +19,21 @@ from taiwa.metrics.flags import Flag, plug_in_bias
 CORRECTION_N = "correction-small-n"
 OFF_VALIDATION = "off-validation"
 VALIDATION_STYLE = "validation-style"
+IMPRECISE = "correction-imprecise"
+
+WEAK_ACCURACY = 0.75
+"""Below this validation accuracy the correction's simulation (``docs/correction.md``) needs
+more: :data:`WEAK_MIN_N` replies and a validation set of :data:`WEAK_MIN_VALIDATION` gold
+items keep the bias within 0.05 bits (accuracy 0.6: −0.05 to −0.07 bits with 226 or 400
+validation items; −0.03 to 0.00 with 500 to 721 items from n = 300 on). At accuracy 0.8 a
+validation of 226 items suffices from n = 100 (|bias| ≤ 0.02)."""
+WEAK_MIN_N = 300
+WEAK_MIN_VALIDATION = 500
+
+PRECISION_BITS = 0.3
+"""A corrected value whose 95 % CI reaches further than this from it on either side cannot be
+placed within that many bits (issue 38's check on real text): flagged, so that it is read as
+the interval it is, not as its point."""
 
 OFF_VALIDATION_GAP = 0.10
 """How far from its validation accuracy an instrument's agreement with the run's own labels
@@ -26,16 +41,56 @@ must be (with the accuracy outside the agreement's 95 % CI too) to be flagged: s
 puts 240 labelled replies within about ±0.06 of the accuracy."""
 
 
-def correction_floor(n: int, floor: int, on: str) -> Flag | None:
-    """A corrected value from fewer than ``floor`` items: the simulation that checks the
-    correction's bias and coverage (``docs/correction.md``) does not hold there."""
-    if n >= floor:
+def correction_floor(
+    n: int,
+    floor: int,
+    on: str,
+    accuracy: float | None = None,
+    validation_n: int | None = None,
+) -> Flag | None:
+    """A corrected value from fewer than ``floor`` items, or through a weak validation
+    (accuracy below :data:`WEAK_ACCURACY`) with fewer than :data:`WEAK_MIN_N` items or
+    :data:`WEAK_MIN_VALIDATION` gold items: the simulation that checks the correction's bias
+    and coverage (``docs/correction.md``) does not hold there."""
+    rough = "read it as a rough value"
+    if n < floor:
+        return Flag(
+            CORRECTION_N,
+            on,
+            f"n={n} < {floor}: below the n where the correction's bias stays within 0.05 bits "
+            f"and its 95 % CI covers the truth (docs/correction.md); {rough}",
+        )
+    if accuracy is None or accuracy >= WEAK_ACCURACY:
+        return None
+    short = [f"n={n} < {WEAK_MIN_N}"] if n < WEAK_MIN_N else []
+    if validation_n is not None and validation_n < WEAK_MIN_VALIDATION:
+        short.append(f"a validation of {validation_n} < {WEAK_MIN_VALIDATION} items")
+    if not short:
         return None
     return Flag(
         CORRECTION_N,
         on,
-        f"n={n} < {floor}: below the n where the correction's bias stays within 0.05 bits and "
-        "its 95 % CI covers the truth (docs/correction.md); read it as a rough value",
+        f"validation accuracy {accuracy:.0%} < {WEAK_ACCURACY:.0%} with {' and '.join(short)}: "
+        f"the correction's simulated bias exceeds 0.05 bits there (docs/correction.md); {rough}",
+    )
+
+
+def imprecise(estimate: Mapping[str, Any], on: str, bits: float = PRECISION_BITS) -> Flag | None:
+    """A corrected value whose 95 % CI reaches more than ``bits`` from it on a side: the
+    correction adds the validation's noise to the replies', and at this n and validation size
+    the value cannot be placed within ``bits`` (on real chat, halves of 360 replies corrected
+    through the other half land up to 0.34 bits off, inside their intervals)."""
+    value, low, high = estimate.get("value"), estimate.get("ci_low"), estimate.get("ci_high")
+    if value is None or low is None or high is None:
+        return None
+    reach = max(value - low, high - value)
+    if reach <= bits:
+        return None
+    return Flag(
+        IMPRECISE,
+        on,
+        f"its 95 % CI [{low:.2f}, {high:.2f}] reaches {reach:.2f} bits from the value: the "
+        f"correction cannot place it within {bits} bits here; read the interval, not the point",
     )
 
 

@@ -4,11 +4,13 @@ the system's style (:mod:`.correction`), estimated by :mod:`taiwa.metrics.correc
 
 A corrected value is flagged (:mod:`taiwa.metrics.correction_flags`) where it cannot be read
 as the simulation reads it: from fewer replies than ``CORRECTION_MIN_N``
-(:mod:`taiwa.metrics.corrected_estimates`); through a validation of another style of text than
-the replies; where the tagger agrees with the run's own labels far less (or far more) than its
-validation accuracy; and corrected DAMI by the plug-in bias rule raw DAMI has (its bias: the
-plug-in minus the bias-corrected value). The raw comparisons the corrected DAE contradicts, or
-whose corrected DAE is flagged, carry a flag too (:func:`ordering_flags`).
+(:mod:`taiwa.metrics.corrected_estimates`), or through a validation of low accuracy with few
+replies or few gold items; with a 95 % CI reaching more than 0.3 bits from the value; through
+a validation of another style of text than the replies; where the tagger agrees with the run's
+own labels far less (or far more) than its validation accuracy; and corrected DAMI by the
+plug-in bias rule raw DAMI has (its bias: the plug-in minus the bias-corrected value). The raw
+comparisons the corrected DAE contradicts, or whose corrected DAE is flagged, carry a flag too
+(:func:`ordering_flags`).
 """
 
 from __future__ import annotations
@@ -68,6 +70,7 @@ def corrected_flags(
     from taiwa.metrics.correction_flags import (
         corrected_bias,
         correction_floor,
+        imprecise,
         validation_style,
     )
     from taiwa.metrics.da_bootstrap import PLUG_IN_FLOORS
@@ -78,7 +81,9 @@ def corrected_flags(
         if d is None:
             continue
         on = f"corrected.{key}"
-        out.append(correction_floor(int(d["n"]), CORRECTION_MIN_N, on))
+        size = int(validation.confusion.sum())
+        rough = correction_floor(int(d["n"]), CORRECTION_MIN_N, on, validation.accuracy, size)
+        out += [rough, imprecise(d, on) if rough is None else None]
         if mismatch is not None and validation.style is not None:
             out.append(validation_style(on, STYLE_TEXT[validation.style], mismatch))
     dami = block.get("dami")
