@@ -223,6 +223,7 @@ SUMMARY_DAMAGE = [
     (("systems", "builtin:random", "stability", "stable_from"), {}, "stable_from"),
     (("across", "groups", "dependent"), [], "across.groups.dependent"),
     (("systems", "builtin:random", "accuracy", "ci_low"), 0.99, "ci_low"),
+    (("systems", "builtin:random", "accuracy", "ci_low"), [], "accuracy.ci_low"),
     (("systems", "builtin:random", "accuracy", "n"), 0, "accuracy.n"),
     (("systems", "builtin:random", "accuracy", "value"), 40.0, "accuracy.value"),
     (("systems", "builtin:random", "accuracy", "ci_high"), 5e12, "accuracy.ci_high"),

@@ -272,9 +272,8 @@ def _check_estimate(value: dict[str, Any], where: list[str | int], fail: Fail) -
     lie beside its point: :mod:`taiwa.metrics.da_bootstrap`), within rounding."""
     _check_kind(value["n"], [*where, "n"], "count", fail)
     for k in ("value", "ci_low", "ci_high"):
-        v = value.get(k)
-        if k == "value" or not isinstance(v, list):  # some intervals are per-position lists
-            _check_kind(v, [*where, k], "number?", fail)
+        # per-position interval lists (a transition table's) are in blocks without a value
+        _check_kind(value.get(k), [*where, k], "number?", fail)
     point = value["value"]
     bounds = [value.get(k) for k in ("ci_low", "ci_high")]
     if point is None and any(_is_number(b) for b in bounds):
