@@ -920,6 +920,13 @@ BAD_VALUES += [
 ]
 SPECIAL.append(
     OptionCase(
+        "show item that is not in the run",
+        lambda w: [*show(w), "no-such-item"],
+        ("no-such-item",),
+    )
+)
+SPECIAL.append(
+    OptionCase(
         "build intent --base-url not a URL",
         lambda w: [*build_intent(w), "-m", "openai:x", "--base-url", "not a url"],
         ("base", "url", "URL"),
@@ -961,6 +968,10 @@ def leaderboard(w: Path) -> list[str]:
     return ["leaderboard", str(w)]
 
 
+def show(w: Path) -> list[str]:
+    return ["show", str(a_run_dir(w))]
+
+
 def build_audio(w: Path) -> list[str]:
     return ["build", "audio", "--data", str(GOLD), "--out", str(w / "audio")]
 
@@ -977,6 +988,11 @@ BAD_VALUES += [
     ("run", run_da, "--input-mode", ("bogus", "", "AUDIO")),
     ("report", report, "--out", (UNWRITABLE,)),
     ("leaderboard", leaderboard, "--out", (UNWRITABLE,)),
+    ("show", show, "--filter", ("bogus", "=", "score>=x", "wrong=nobody", "better=a")),
+    ("show", show, "--system", ("bogus", "")),
+    ("show", show, "--metric", ("bogus", "")),
+    ("show", show, "--sort", ("bogus", "diff=a", "score:sideways")),
+    ("show", show, "--limit", ("0", "-1", "x")),
     ("build audio", build_audio, "--data", ("/nonexistent.jsonl", LONG_NAME)),
     ("build audio", build_audio, "--out", (UNWRITABLE,)),
     ("build audio", build_audio, "--field", ("bogus", "=", "")),

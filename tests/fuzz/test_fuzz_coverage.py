@@ -38,6 +38,7 @@ ARGUMENTS = {
     ("score dami", "file"),
     ("build cooccurrence", "inputs"),
     ("compare", "run_dirs"),
+    ("show", "run_dir"),
 }
 """Positional arguments: fuzzed as targets (files) or by a special case (the method)."""
 
