@@ -14,17 +14,33 @@ PYTEST_ARGS ?=
 # saved on the in-process tests measured earlier). PYTEST_WORKERS=0: serial.
 PYTEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 2) + 1 )))
 
-.PHONY: demo test install lint typecheck pytest bench clean chromium
+.PHONY: demo test install lint typecheck docs pytest bench clean chromium
 
 $(PY):
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "taiwa needs Python >= 3.11")'
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 
+# llama-cpp-python builds from source. Its default (GGML_NATIVE) compiles for the build machine's
+# CPU, AMX included, and a VM that reports AMX but does not let a guest use it dies with SIGILL
+# on the first matrix product (seen on these machines: `tilezero` in ggml_backend_amx_mul_mat).
+# So it is built once for AVX2 (every x86-64 machine here has it; elsewhere the default build)
+# and the wheel kept in its own folder: pip's wheel cache is keyed by the sdist, not CMAKE_ARGS,
+# and would hand back a native build made earlier.
+LLAMA_VERSION := 0.3.36
+LLAMA_WHEELS  := $(HOME)/.cache/taiwa-wheels/llama-cpp-python-$(LLAMA_VERSION)-$(shell uname -m)-avx2
+LLAMA_CMAKE   := $(if $(filter x86_64,$(shell uname -m)),-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON,)
+
 # torch first, pinned: it resolves to the CPU wheel on local disk (an unpinned torch would pull
-# a multi-GB CUDA build). llama-cpp-python builds from source once (~6-10 min), then pip caches it.
+# a multi-GB CUDA build). llama-cpp-python: built once per machine (~6-10 min), see above.
 $(STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet "torch==2.13.0"
+	@ls $(LLAMA_WHEELS)/llama_cpp_python-*.whl >/dev/null 2>&1 || { \
+	  echo "building llama-cpp-python $(LLAMA_VERSION) once for this machine (6-10 min)"; \
+	  rm -rf $(LLAMA_WHEELS).tmp $(LLAMA_WHEELS); \
+	  CMAKE_ARGS="$(LLAMA_CMAKE)" $(PY) -m pip wheel --quiet --no-deps --no-cache-dir \
+	    "llama-cpp-python==$(LLAMA_VERSION)" -w $(LLAMA_WHEELS).tmp && mv $(LLAMA_WHEELS).tmp $(LLAMA_WHEELS); }
+	$(PY) -m pip install --quiet --no-deps $(LLAMA_WHEELS)/llama_cpp_python-*.whl
 	$(PY) -m pip install --quiet -e ".[all,dev]"
 	$(PY) -m pip install --quiet --no-deps "ja-ginza==5.3.0"  # word vectors only; spaCy not needed
 	@touch $(STAMP)
@@ -40,6 +56,13 @@ lint: install
 
 typecheck: install
 	$(VENV)/bin/mypy src
+
+# The documentation site (mkdocs.yml, docs/): built in strict mode, so a broken link, a missing
+# anchor, a page left out of the nav or an API reference that does not resolve fails `make test`.
+# Into a temporary directory (nothing is written to the tree); offline, no web fonts.
+docs: install
+	@site=$$(mktemp -d) && trap 'rm -rf "$$site"' EXIT && \
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir "$$site"
 
 # pytest exits 5 when it collected no test: that must never count as a pass. The sources are
 # byte-compiled first: where PYTHONDONTWRITEBYTECODE is set (as on some CI machines) every
@@ -66,7 +89,7 @@ chromium:
 	    exit 1; }; \
 	fi
 
-test: chromium lint typecheck pytest
+test: chromium lint typecheck docs pytest
 
 bench: install
 	$(PY) benchmarks/metrics_speed.py

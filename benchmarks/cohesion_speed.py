@@ -54,12 +54,12 @@ import taiwa.benchmarks.cohesion.scoring as scoring
 import taiwa.text.tokenizer as tokenizer
 from taiwa.benchmarks import get_method
 from taiwa.benchmarks.cohesion.dataset import load_dialogues
+from taiwa.core.samples import sample_path
+from taiwa.core.schema import Dialogue, Utterance
 from taiwa.harness.collector import collector_paused
 from taiwa.harness.config import RunConfig
 from taiwa.harness.runner import run
 from taiwa.resources.vectors import DEFAULT_THRESHOLD, GinzaVectors
-from taiwa.core.samples import sample_path
-from taiwa.core.schema import Dialogue, Utterance
 
 SYSTEMS = ("human", "eliza", "interviewer")
 TOKENISER = "fugashi Tagger().parse(text)"

@@ -29,8 +29,8 @@ import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from taiwa.metrics.comparisons import ComparedMetric, build_comparisons  # noqa: E402
 from taiwa.metrics import resample_memo  # noqa: E402
+from taiwa.metrics.comparisons import ComparedMetric, build_comparisons  # noqa: E402
 from taiwa.metrics.paired import N_PERMUTATIONS, _sign_flip_p, resampled_means  # noqa: E402
 from taiwa.metrics.stats import N_RESAMPLES, bootstrap_ci, percentile_estimate  # noqa: E402
 

@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from taiwa.annotators.da_classifier.model import Example, augmented, design
 from taiwa.annotators.da_classifier.features import FeatureSettings, Featurizer
+from taiwa.annotators.da_classifier.model import Example, augmented, design
 from taiwa.annotators.da_classifier.training import SoftmaxObjective, minimize_objective
 
 

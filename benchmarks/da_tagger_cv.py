@@ -7,7 +7,8 @@ held-out splits).
         [--llm-embedding CACHE.npz [--llm-variants V,V] [--llm-context] [--llm-pca K]]
 
 Folds: the dialogues of ``chatstyle_train.jsonl`` dealt into 4 folds as the previous-act
-block's cross-fitting deals them (:func:`~taiwa.annotators.da_classifier.previous_act.folds_of`); each
+block's cross-fitting deals them (:func:`~taiwa.annotators.da_classifier.previous_act.folds_of`);
+each
 fold's utterances are tagged by models fitted on the other three folds plus the tidy set's
 development split and ``chatstyle_train_more.jsonl`` (``--no-more``: without it). Both models
 are fitted at the shipped L2 strength with acts not upsampled, as the shipped recipe
@@ -50,6 +51,7 @@ from taiwa.annotators.da_classifier.model import (
     load_examples,
     taxonomy_acts,
 )
+from taiwa.annotators.da_classifier.previous_act import FOLDS, fit_with_previous, folds_of
 from taiwa.annotators.da_classifier.recipe import (
     BALANCE,
     CHAT_HELD_OUT_PATH,
@@ -59,7 +61,6 @@ from taiwa.annotators.da_classifier.recipe import (
     default_settings,
 )
 from taiwa.annotators.da_classifier.training import class_report
-from taiwa.annotators.da_classifier.previous_act import FOLDS, fit_with_previous, folds_of
 
 MORE_PATH = "data/samples/da_distribution/chatstyle_train_more.jsonl"
 Embed = Callable[[Sequence[Example]], np.ndarray]

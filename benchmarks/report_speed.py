@@ -23,10 +23,10 @@ import time
 from pathlib import Path
 
 from taiwa.benchmarks import all_methods, get_method
+from taiwa.core.samples import sample_path
 from taiwa.harness.config import RunConfig
 from taiwa.harness.runner import run
 from taiwa.report.page import write_report
-from taiwa.core.samples import sample_path
 
 
 def build(root: Path, n: int) -> Path:

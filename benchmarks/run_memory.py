@@ -1,13 +1,14 @@
 """Peak memory of a run as the dataset grows: the runner streams, so it should not grow.
 
     python benchmarks/run_memory.py [--small 1000] [--large 100000] [--dialogues 1000,10000]
+                                    [--methods openai,parrot,cohesion]
 
 Runs ``taiwa run prompts`` (one ``openai:`` system against a local responder with no latency,
 a fresh cache; and ``-m builtin:parrot``, as a new user first tries it, issue 25) on ``--small``
 and ``--large`` prompts, and ``taiwa run cohesion`` on the two
 ``--dialogues`` sizes, each in its own process through the real CLI, and prints each run's
 peak RSS (the kernel's ``ru_maxrss`` of that process) and the ratio large/small. Target:
-<= 1.2 for both methods (issue 10).
+<= 1.2 for every method (issues 10, 40). Figures and what made memory grow: docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -74,27 +75,30 @@ def main() -> None:
     ap.add_argument("--large", type=int, default=100_000)
     ap.add_argument("--dialogues", default="1000,10000")
     ap.add_argument("--concurrency", type=int, default=64)
+    ap.add_argument("--methods", default="openai,parrot,cohesion", help="which runs to measure")
     args = ap.parse_args()
     small_d, large_d = (int(x) for x in args.dialogues.split(","))
+    methods = set(args.methods.split(","))
     rows: list[tuple[str, int, float, float]] = []
     with tempfile.TemporaryDirectory() as tmp, _responder().stub_process(0.0) as url:  # type: ignore[attr-defined]
         t = Path(tmp)
         for n in (args.small, args.large):
+            _prompts(t / f"prompts-{n}.jsonl", n)
+        for n in (args.small, args.large) if "openai" in methods else ():
             data = t / f"prompts-{n}.jsonl"
-            _prompts(data, n)
             rss, wall = _peak_rss(
                 ["run", "prompts", "--model", "openai:stub", "--base-url", url, "--data", str(data),
                  "--out", str(t / f"run-{n}"), "--cache-dir", str(t / f"cache-{n}"),
                  "--concurrency", str(args.concurrency), "--max-tokens", "16", "--quiet"]
             )  # fmt: skip
             rows.append(("prompts", n, rss, wall))
-        for n in (args.small, args.large):
+        for n in (args.small, args.large) if "parrot" in methods else ():
             rss, wall = _peak_rss(
                 ["run", "prompts", "-m", "builtin:parrot", "--data", str(t / f"prompts-{n}.jsonl"),
                  "--out", str(t / f"parrot-{n}"), "--cache-dir", str(t / f"pcache-{n}")]
             )  # fmt: skip
             rows.append(("parrot", n, rss, wall))
-        for n in (small_d, large_d):
+        for n in (small_d, large_d) if "cohesion" in methods else ():
             data = t / f"dialogues-{n}.jsonl"
             _dialogues(data, n)
             rss, wall = _peak_rss(

@@ -31,9 +31,9 @@ from pathlib import Path
 from typing import TypeVar
 
 from taiwa.benchmarks.da_response.dataset import load_da_response
+from taiwa.core.samples import sample_path
 from taiwa.models.asr import BUNDLED, load_asr
 from taiwa.models.cache import default_cache_dir
-from taiwa.core.samples import sample_path
 from taiwa.speech.render import audio_name, render_text
 from taiwa.speech.tts import OpenJTalkTTS
 from taiwa.speech.wav import wav_info

@@ -53,7 +53,8 @@ def taiwa_main(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[
 
 
 def _consoles() -> list[Any]:
-    """The rich consoles the CLI's modules made so far (:mod:`taiwa.display.console`: each is made on
+    """The rich consoles the CLI's modules made so far (:mod:`taiwa.display.console`: each is made
+    on
     first use) print to."""
     from rich.console import Console
 

@@ -74,11 +74,13 @@ def pytest_configure(config: pytest.Config) -> None:
 CHAIN = (
     "test_cli.py::test_demo_prints_tables",
     "test_readme_commands.py::test_all_runnable_readme_commands_run_verbatim_in_order",
+    "test_wheel.py::test_wheel_installs_outside_the_checkout_and_runs_the_demo",
 )
 """The longest tests, started first, in this order on one worker: ``taiwa demo`` (the demo LLM
 on every method, cold), then the README walk, whose demo-LLM commands ask what the demo asked
 (the demo runs with ``taiwa run``'s defaults) and are answered from the session's cache, as a
-user's are after ``make demo``."""
+user's are after ``make demo``, then `taiwa demo` again from a wheel installed outside the
+checkout, its demo-LLM replies answered from the same cache."""
 
 
 def _chain_rank(item: pytest.Item) -> int:

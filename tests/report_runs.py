@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from taiwa.benchmarks import get_method
+from taiwa.core.samples import sample_path
 from taiwa.harness.config import RunConfig
 from taiwa.harness.runner import run
-from taiwa.core.samples import sample_path
 
 
 def _run(out: Path, method: str, **cfg: Any) -> Path:

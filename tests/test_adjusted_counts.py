@@ -13,7 +13,6 @@ import pytest
 
 from cli import taiwa_main
 from taiwa.metrics.adjusted_counts import (
-    adjusted_estimates,
     adjusted_joint,
     adjusted_shares,
     confusion_counts,
@@ -22,6 +21,7 @@ from taiwa.metrics.adjusted_counts import (
     misclassification,
     mutual_information_bits,
 )
+from taiwa.metrics.corrected_estimates import adjusted_estimates
 
 K = 6
 TRUE = np.array([0.35, 0.25, 0.15, 0.1, 0.1, 0.05])
@@ -103,11 +103,17 @@ def test_joint_bootstrap_covers_the_truth() -> None:
 
 
 def test_a_perfect_tagger_changes_nothing() -> None:
+    """The shares are the counted ones; the entropy moves only by the small-sample bias of a
+    plug-in entropy of 100 items over 3 acts (Miller-Madow: (3 − 1) / (2 · 100 · ln 2) =
+    0.014 bits), which the bias correction adds back."""
     counts = np.array([[30, 10, 0, 60]])
     p = adjusted_shares(counts, np.eye(4))
     assert np.allclose(p, counts / 100)
     est = adjusted_estimates([0] * 30 + [1] * 10 + [3] * 60, np.eye(4, dtype=np.int64) * 50)
-    assert est.entropy.value == pytest.approx(float(entropy_bits(counts[0] / 100)), abs=1e-3)
+    assert [x.value for x in est.shares] == pytest.approx([0.3, 0.1, 0.0, 0.6], abs=1e-3)
+    plug_in = float(entropy_bits(counts[0] / 100))
+    assert est.entropy_plug_in == pytest.approx(plug_in, abs=2e-3)
+    assert 0.0 < est.entropy.value - plug_in < 0.03
 
 
 def test_confusion_helpers() -> None:
@@ -131,15 +137,16 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "--out", str(out), "--no-cache", "-o", "consistency_repetitions=100",
     )  # fmt: skip
     assert r.returncode == 0, r.stderr
-    assert "DAE and DAMI corrected for the tagger's errors" in r.stdout
-    assert "bundled held-out split" in r.stdout
+    assert "DAE corr." in r.stdout and "realchat_heldout.jsonl" in r.stdout
     return out
 
 
 def test_the_default_tagger_reports_corrected_beside_raw(run_dir: Path) -> None:
     s = json.loads((run_dir / "summary.json").read_text("utf-8"))
     v = s["across"]["tagger_validation"]
-    assert v["name"].startswith("bundled held-out split") and v["n"] >= 200
+    assert "tagger_validation_systems" not in s["across"]  # no system-style split yet
+    assert v["style"] == "real chat" and v["n"] >= 600
+    assert "realchat_heldout.jsonl" in v["name"]
     human = s["systems"]["human"]
     for key in ("dae", "dami"):
         c = human["corrected"][key]
@@ -150,22 +157,23 @@ def test_the_default_tagger_reports_corrected_beside_raw(run_dir: Path) -> None:
     assert s["systems"]["builtin:parrot"]["corrected"]["dae"]["value"] < 0.01
 
 
-def test_the_bundled_confusion_is_the_shipped_models() -> None:
-    """Computed at run time from the shipped model, so it cannot go stale when it changes."""
+def test_the_default_confusion_is_the_shipped_models_on_real_chat() -> None:
+    """Computed at run time from the shipped model on the real-chat held-out split, so it
+    cannot go stale when the model changes."""
     from taiwa.annotators.da_classifier.model import default_classifier
-    from taiwa.annotators.da_classifier.recipe import training_sets
-    from taiwa.benchmarks.da_distribution.correction import load_validation
+    from taiwa.benchmarks.da_distribution.correction import (
+        REAL_CHAT,
+        default_validations,
+        style_set,
+    )
     from taiwa.core.taxonomies import load_taxonomy
 
     tax = load_taxonomy("chitchat11")
-    v = load_validation("default", None, tax, default_classifier().tag_many)
-    assert v is not None
-    tests = training_sets()[1]
-    held = tests["tidy"] + tests["chat-style"]  # both bundled held-out splits, pooled
-    assert int(v.confusion.sum()) == len(held)
-    assert all(f"{k} n={len(x)}" in v.name for k, x in tests.items())
+    v = default_validations(tax, default_classifier().tag_many)
+    held, _ = style_set(REAL_CHAT)
+    assert int(v.human.confusion.sum()) == len(held) and v.human.style == REAL_CHAT
     pred = default_classifier().tag_many([e.context for e in held], [e.reply for e in held])
-    assert v.confusion.trace() == sum(p == e.act for p, e in zip(pred, held, strict=True))
+    assert v.human.confusion.trace() == sum(p == e.act for p, e in zip(pred, held, strict=True))
 
 
 def test_a_user_validation_file_and_a_validate_report(tmp_path: Path) -> None:
@@ -189,8 +197,8 @@ def test_a_user_validation_file_and_a_validate_report(tmp_path: Path) -> None:
         )  # fmt: skip
         assert r.returncode == 0, r.stderr
         s = json.loads((out / "summary.json").read_text("utf-8"))
-        assert name in s["across"]["tagger_validation"]["name"]
-        assert s["across"]["tagger_validation"]["n"] == 3
+        v = s["across"]["tagger_validation"]
+        assert name in v["name"] and v["n"] == 3
 
 
 def test_a_bad_validation_file_is_one_line(tmp_path: Path) -> None:
@@ -217,21 +225,43 @@ def test_gold_human_acts_are_not_corrected(tmp_path: Path) -> None:
 
 
 def test_the_default_taggers_validation_is_tagged_once_and_handed_out_as_copies() -> None:
-    """The shipped tagger's validation on its bundled splits is computed once per process: the
-    same counts as tagging them now, and each run gets its own array."""
+    """The shipped tagger's validations are computed once per process: the same counts as
+    tagging them now, and each run gets its own arrays."""
     from taiwa.benchmarks.da_distribution import DADistributionOptions
-    from taiwa.benchmarks.da_distribution.correction import load_validation, run_validation
+    from taiwa.benchmarks.da_distribution.correction import default_validations, run_validations
     from taiwa.benchmarks.da_distribution.tagging import DEFAULT, load_classifier
     from taiwa.core.taxonomies import load_taxonomy
 
     options = DADistributionOptions()
-    first, second = run_validation(DEFAULT, options), run_validation(DEFAULT, options)
+    first, second = run_validations(DEFAULT, options), run_validations(DEFAULT, options)
     assert first is not None and second is not None
     taxonomy = load_taxonomy(options.taxonomy)
-    fresh = load_validation(DEFAULT, None, taxonomy, load_classifier(None, taxonomy).tag_many)
-    assert fresh is not None
+    fresh = default_validations(taxonomy, load_classifier(None, taxonomy).tag_many)
     for got in (first, second):
-        assert (got.name, got.lengths) == (fresh.name, fresh.lengths)
-        assert np.array_equal(got.confusion, fresh.confusion)
-    first.confusion[0, 0] += 1
-    assert not np.array_equal(first.confusion, second.confusion)
+        assert (got.human.name, got.human.lengths) == (fresh.human.name, fresh.human.lengths)
+        assert np.array_equal(got.human.confusion, fresh.human.confusion)
+        assert got.systems_style == fresh.systems_style
+    first.human.confusion[0, 0] += 1
+    assert not np.array_equal(first.human.confusion, second.human.confusion)
+
+
+def test_the_run_flags_what_the_simulation_does_not_vouch_for(run_dir: Path) -> None:
+    """80 replies are below the correction's floor (both systems); the parrot's replies are
+    corrected through the real-chat split, of another style, while the package has no
+    system-style split; Table 2 shows the corrected columns with the marks."""
+    from taiwa.benchmarks.da_distribution.tables import table2
+    from taiwa.display.cells import clip
+    from taiwa.metrics.correction_flags import CORRECTION_N, VALIDATION_STYLE
+
+    s = json.loads((run_dir / "summary.json").read_text("utf-8"))
+    human = {(f["on"], f["code"]) for f in s["systems"]["human"]["flags"]}
+    parrot = {(f["on"], f["code"]) for f in s["systems"]["builtin:parrot"]["flags"]}
+    assert ("corrected.dae", CORRECTION_N) in human and ("corrected.dae", CORRECTION_N) in parrot
+    assert ("corrected.dae", VALIDATION_STYLE) in parrot
+    assert ("corrected.dae", VALIDATION_STYLE) not in human
+    t = table2(s)
+    heads = [c.header for c in t.columns]
+    assert heads[-2:] == ["DAE corr.", "DAMI corr."]
+    cells = {clip(s_): i for i, s_ in enumerate(s["systems"])}
+    corrected_cell = t.columns[-2]._cells[cells["human"]]
+    assert "⚑" in corrected_cell

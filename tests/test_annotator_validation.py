@@ -16,12 +16,12 @@ from taiwa.annotators.validation import Pair, sequence_report
 from taiwa.benchmarks import get_method
 from taiwa.benchmarks.da_response import shipped_annotator
 from taiwa.benchmarks.da_response.validate import validate_annotator
-from taiwa.harness.config import RunConfig
-from taiwa.harness.runner import run
 from taiwa.core.samples import sample_path
 from taiwa.core.schema import DASequence, DAStep
-from taiwa.testing.stub_server import StubState, serve
 from taiwa.core.taxonomies import load_taxonomy
+from taiwa.harness.config import RunConfig
+from taiwa.harness.runner import run
+from taiwa.testing.stub_server import StubState, serve
 
 TAX = load_taxonomy("assistant7")
 ROOT = Path(__file__).resolve().parents[1]
@@ -355,8 +355,8 @@ def test_shipped_assistant7_weights_minimise_their_training_problem() -> None:
     # refitted from the file is the shipped one
     import numpy as np
 
-    from taiwa.annotators.da_classifier.model import final_problem
     from taiwa.annotators.da_classifier.features import FeatureSettings
+    from taiwa.annotators.da_classifier.model import final_problem
     from taiwa.annotators.sentence_annotator import ImportanceModel, sentence_examples
     from taiwa.benchmarks.da_response.labelled import load_labelled
 

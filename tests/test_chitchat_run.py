@@ -17,9 +17,9 @@ from cli import taiwa_main
 from taiwa.benchmarks import get_method
 from taiwa.benchmarks.chitchat.dataset import load_tasks
 from taiwa.core.errors import InputError, TaiwaError
+from taiwa.core.samples import sample_path
 from taiwa.harness.config import RunConfig
 from taiwa.harness.runner import RunResult, prepare, run
-from taiwa.core.samples import sample_path
 from taiwa.testing.stub_server import StubState, serve
 
 MARK = "★"

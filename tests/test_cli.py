@@ -322,3 +322,39 @@ def test_the_command_asked_alone_behaves_as_the_whole_app(args: list[str]) -> No
     whole = runner.invoke(app, args, prog_name="taiwa", env={"COLUMNS": "100"})
     alone = runner.invoke(pruned, args, prog_name="taiwa", env={"COLUMNS": "100"})
     assert (alone.exit_code, alone.output) == (whole.exit_code, whole.output)
+
+
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (["run", "prompts", "--limt", "3"],
+         "error: no such option --limt; did you mean --limit? (taiwa run --help)"),
+        (["validate", "tagger", "--tager", "x"],
+         "error: no such option --tager; did you mean --tagger? (taiwa validate tagger --help)"),
+        (["run", "prompts", "--limit", "x"], "error: Invalid value for '--limit': "),
+        (["runn"], "error: No such command 'runn'. Did you mean 'run'? (taiwa --help)"),
+    ],
+)  # fmt: skip
+def test_a_misspelt_flag_is_one_line_with_the_closest_flag(args: list[str], line: str) -> None:
+    """Issue 42: a usage error is one line on stderr (not typer's five-line box), naming the
+    closest flag and where the help is; the exit code stays 2."""
+    r = taiwa(*args)
+    assert r.returncode == 2 and r.stdout == "", r
+    assert r.stderr.count("\n") == 1 and r.stderr.startswith(line), r.stderr
+    assert "╭" not in r.stderr and "Usage:" not in r.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["run", "da-distribution", "-m", "human", "--tagger", "runs/my-bert"],
+        ["validate", "tagger", "--tagger", "runs/my-bert"],
+    ],
+)
+def test_a_tagger_directory_that_is_not_there_says_so(args: list[str], tmp_path: Path) -> None:
+    """Issue 42: ``--tagger runs/my-bert`` (a path, not there) is "no such directory", not
+    "bad model spec"."""
+    missing = str(tmp_path / "runs" / "my-bert")
+    r = taiwa_main(*[missing if a == "runs/my-bert" else a for a in args])
+    assert r.returncode == 2 and "no such directory" in r.stderr, r.stderr
+    assert "bad model spec" not in r.stderr and r.stderr.count("\n") == 1

@@ -21,6 +21,8 @@ from taiwa.benchmarks.cohesion.scoring import (
     summarize,
     words_of,
 )
+from taiwa.core.samples import sample_path
+from taiwa.core.schema import Dialogue, Utterance
 from taiwa.metrics.cohesion import cohesive_utterances
 from taiwa.metrics.stats import bootstrap_ci, correlation, paired_bootstrap_ci
 from taiwa.resources import vectors as vectors_module
@@ -29,8 +31,6 @@ from taiwa.resources.cooccurrence.table import AssociationPairs
 from taiwa.resources.murmurhash import hash_string, murmurhash64a
 from taiwa.resources.pairs_resource import PairTableResource
 from taiwa.resources.vectors import GinzaVectors
-from taiwa.core.samples import sample_path
-from taiwa.core.schema import Dialogue, Utterance
 from taiwa.text.content_words import CONTENT_POS
 from taiwa.text.tokenizer import default_tokenizer
 

@@ -13,10 +13,10 @@ from cli import taiwa_main
 from taiwa.benchmarks import get_method
 from taiwa.benchmarks.cohesion.calibration import best, calibrate, splice
 from taiwa.benchmarks.cohesion.dataset import load_dialogues
+from taiwa.core.samples import sample_path
 from taiwa.harness.config import RunConfig
 from taiwa.harness.runner import RunResult, run
 from taiwa.resources.vectors import DEFAULT_THRESHOLD
-from taiwa.core.samples import sample_path
 
 DIALOGUES = sample_path("cohesion/dialogues.jsonl")
 

@@ -16,13 +16,13 @@ import pytest
 from rich.console import Console
 
 from taiwa.benchmarks import all_methods, get_method
-from taiwa.display.comparison_table import comparisons_table
-from taiwa.metrics.comparisons import ComparedMetric, build_comparisons, collect
 from taiwa.core.errors import TaiwaError
+from taiwa.display.comparison_table import comparisons_table
 from taiwa.harness.config import RunConfig
 from taiwa.harness.runner import run
 from taiwa.judges.win_rate import WinRate, points_of
 from taiwa.metrics import resample_memo
+from taiwa.metrics.comparisons import ComparedMetric, build_comparisons, collect
 from taiwa.metrics.stats import bootstrap_ci
 from taiwa.report.compare_runs import compare_runs
 

@@ -376,6 +376,39 @@ def test_mixed_orders_and_missing_parts(web1t: list[Path], tmp_path: Path) -> No
         mine_cooccurrence([web1t[1]], tmp_path / "x.parquet", NGRAM_CONFIG)
 
 
+def test_a_corpus_directory_as_the_docs_show(tmp_path: Path) -> None:
+    """Issue 42: ``taiwa build cooccurrence corpus/ --out pairs.parquet --window 7
+    --exclude-top-k 100`` (docs/methods/cohesion.md) reads every file below the directory,
+    in its directories too (hidden ones left out), as the files given one by one; a path that
+    is not there says "no such file or directory"."""
+    from cli import taiwa_main
+
+    lines = synthetic_corpus(600)
+    corpus = tmp_path / "corpus"
+    (corpus / "2024").mkdir(parents=True)
+    (corpus / ".cache").mkdir()
+    parts = [corpus / "2024" / "a.txt", corpus / "b.txt"]
+    parts[0].write_text("\n".join(lines[:300]) + "\n", encoding="utf-8")
+    parts[1].write_text("\n".join(lines[300:]) + "\n", encoding="utf-8")
+    (corpus / ".cache" / "junk.txt").write_bytes(b"\xff not text")
+    flags = ["--window", "7", "--exclude-top-k", "2"]  # the docs say 100 of a real corpus
+    r = taiwa_main(
+        "build", "cooccurrence", f"{corpus}/", "--out", str(tmp_path / "d.parquet"), *flags
+    )
+    assert r.returncode == 0, r.stderr
+    config = MinerConfig(window=7, exclude_top_k=2)
+    mine_cooccurrence(parts, tmp_path / "f.parquet", config)
+    assert_same_table(tmp_path / "d.parquet", tmp_path / "f.parquet")
+    planted = sum("地震" in line and "津波" in line for line in lines)  # in both files
+    assert {(r["w1"], r["w2"]): r["g"] for r in rows(tmp_path / "d.parquet")}[
+        ("地震", "津波")
+    ] == planted
+    r = taiwa_main(
+        "build", "cooccurrence", str(tmp_path / "nothing"), "--out", str(tmp_path / "x.parquet")
+    )
+    assert r.returncode == 2 and "no such file or directory" in r.stderr
+
+
 def test_bad_inputs(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="no such file"):
         mine_cooccurrence(tmp_path / "missing.txt", tmp_path / "x.parquet")

@@ -7,6 +7,7 @@ counted in their own columns."""
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import time
 from pathlib import Path
@@ -17,8 +18,9 @@ from rich.console import Console
 
 from cli import taiwa_main
 from taiwa.benchmarks import get_method
-from taiwa.display.console import make_console
 from taiwa.core.errors import TaiwaError
+from taiwa.display.console import make_console
+from taiwa.display.tables import calls_table, cost_table
 from taiwa.harness.config import RunConfig
 from taiwa.harness.cost import add_cost, parse_price, price_for, read_prices
 from taiwa.harness.pool import RoleModel
@@ -26,7 +28,6 @@ from taiwa.harness.runner import run
 from taiwa.models.openai_compat import OpenAICompatModel
 from taiwa.models.types import ChatMessage, ChatRequest, GenerationParams
 from taiwa.testing.stub_server import StubState, serve
-from taiwa.display.tables import calls_table, cost_table
 
 
 def _prompts(tmp_path: Path, n: int) -> Path:
@@ -80,6 +81,50 @@ def test_tokens_are_summed_and_cached_replies_are_free(tmp_path: Path) -> None:
     assert (a["tokens_in"], a["tokens_out"], a["cost_usd"]) == (0, 0, 0.0)
     written = json.loads((tmp_path / "run" / "summary.json").read_text(encoding="utf-8"))
     assert written["calls"] == again.summary["calls"]
+
+
+def test_the_run_total_counts_cached_and_retried_requests_apart(tmp_path: Path) -> None:
+    """Issue 42: the run's total of tokens and cost (summary.json ``totals``, the terminal, the
+    report), with the requests answered from the cache and those retried counted apart; a
+    role answered wholly from the cache shows ``cached``, not ``0.0000``."""
+    from taiwa.benchmarks import all_methods
+    from taiwa.display.tables import totals_line
+    from taiwa.report.page import write_report
+
+    state = StubState(faults=[500, 429])
+    with serve(state) as url:
+        cfg = _cfg(tmp_path, url, 6, prices={"stub": (2.0, 8.0)})
+        cfg = cfg.model_copy(update={"models": ["openai:stub", "openai:other"]})
+        first = run(cfg, get_method("prompts"), show_progress=False)
+        again = run(cfg, get_method("prompts"), show_progress=False)
+    calls, totals = first.summary["calls"], first.summary["totals"]
+    assert (totals["requests"], totals["cache_hits"], totals["calls"]) == (12, 0, 12)
+    assert (totals["retries"], totals["failures"]) == (2, 0)
+    assert totals["tokens_in"] == sum(c["tokens_in"] for c in calls) == state.tokens_in
+    assert totals["tokens_out"] == sum(c["tokens_out"] for c in calls) == state.tokens_out
+    stub = next(c for c in calls if c["spec"] == "openai:stub")
+    assert totals["cost_usd"] == pytest.approx(stub["cost_usd"])  # openai:other has no price
+    assert totals["cost_lower_bound"]  # ... so the total is a lower bound
+    line = totals_line(totals)
+    assert "12 request(s) (0 from the cache, 12 sent)" in line
+    assert "2 retried request(s) counted apart" in line and f"USD ≥{stub['cost_usd']:.4f}" in line
+
+    cached = again.summary["totals"]
+    assert (cached["cache_hits"], cached["calls"], cached["retries"]) == (12, 0, 0)
+    assert (cached["tokens_in"], cached["tokens_out"], cached["cost_usd"]) == (0, 0, 0.0)
+    assert cached["cached_tokens_in"] == totals["tokens_in"]
+    assert cached["cached_cost_usd"] == pytest.approx(totals["cost_usd"])
+    out = io.StringIO()
+    console = make_console(file=out, width=80, color_system=None)
+    console.print(cost_table(again.summary["calls"], cached))
+    text = out.getvalue()
+    assert "cached" in text.split("openai:stub", 1)[1].splitlines()[0]
+    total_row = next(ln for ln in text.splitlines() if ln.startswith("total"))
+    assert total_row.split()[-1] == "cached" and "0.0000" not in text
+    written = json.loads((tmp_path / "run" / "summary.json").read_text(encoding="utf-8"))
+    assert written["totals"] == cached
+    html = write_report([tmp_path / "run"], methods=all_methods()).read_text("utf-8")
+    assert "run total: 12 request(s) (12 from the cache, 0 sent)" in html
 
 
 def test_the_report_shows_the_tokens_and_the_cost(tmp_path: Path) -> None:
@@ -200,7 +245,7 @@ def test_prices_parse_and_match_by_spec_or_model_name(tmp_path: Path) -> None:
     assert read_prices(yaml_file) == {"gpt-4o": (2.5, 10.0), "mini": (0.15, 0.6)}
     bad_file = tmp_path / "bad.json"
     bad_file.write_text('{"gpt-4o": {"in": 2.5}}', encoding="utf-8")
-    with pytest.raises(TaiwaError, match=r"bad\.json: gpt-4o"):
+    with pytest.raises(TaiwaError, match=r"bad\.json:1: field 'gpt-4o'"):
         read_prices(bad_file)
     entry: dict[str, Any] = {"tokens_in": None, "tokens_out": None, "usage_unknown": 0}
     add_cost(entry, (1.0, 1.0))  # a model that counts no tokens costs nothing known

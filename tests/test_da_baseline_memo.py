@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from taiwa.annotators import da_classifier as dac
+from taiwa.annotators.da_classifier import model as dac
 from taiwa.annotators.da_classifier.baseline import fit_key, memo_fit
 
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from taiwa.annotators.da_classifier.chat_text import SHAPE_NAMES, casual_form, strip_punctuation
 from taiwa.annotators.da_classifier.calibration import (
     expected_calibration_error,
     fit_temperature,
     nll,
     softmax,
 )
+from taiwa.annotators.da_classifier.chat_text import SHAPE_NAMES, casual_form, strip_punctuation
 from taiwa.annotators.da_classifier.morphs import word_columns
 
 

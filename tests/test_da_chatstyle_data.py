@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from taiwa.annotators.da_classifier.model import load_examples
 from taiwa.annotators.da_classifier.encoder_train import checked_examples
+from taiwa.annotators.da_classifier.model import load_examples
 from taiwa.core.taxonomies import load_taxonomy
 
 DIR = "data/samples/da_distribution"

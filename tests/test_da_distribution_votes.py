@@ -21,8 +21,8 @@ from taiwa.benchmarks.da_distribution.votes import (
     refine,
 )
 from taiwa.core.io import InputError
-from taiwa.metrics.da_distribution import act_codes, batch_counts, dae, dami, entropy_rows
 from taiwa.core.taxonomies import load_taxonomy
+from taiwa.metrics.da_distribution import act_codes, batch_counts, dae, dami, entropy_rows
 
 ACTS = load_taxonomy("chitchat11").names
 # Seed 002 Table 1, human replies (counts, taxonomy order).

@@ -17,13 +17,13 @@ from taiwa.benchmarks.da_response.builder import build_items, parse_item, read_i
 from taiwa.benchmarks.da_response.dataset import load_da_response
 from taiwa.benchmarks.da_response.shipped_annotator import default_annotator
 from taiwa.core.errors import InputError
+from taiwa.core.samples import sample_path
+from taiwa.core.taxonomies import load_taxonomy
 from taiwa.harness.config import RunConfig
 from taiwa.harness.runner import run
 from taiwa.metrics.da_steps import ImportanceWarning
 from taiwa.models import ModelOptions, load_model
-from taiwa.core.samples import sample_path
 from taiwa.testing.stub_server import StubState, serve
-from taiwa.core.taxonomies import load_taxonomy
 
 TAX = load_taxonomy("assistant7")
 

@@ -13,9 +13,10 @@ from cli import taiwa
 from taiwa.benchmarks import get_method
 from taiwa.benchmarks.da_response import messages
 from taiwa.benchmarks.da_response.dataset import load_da_response
-from taiwa.harness.config import RunConfig
-from taiwa.harness.runner import run
 from taiwa.core.samples import sample_path
+from taiwa.harness.config import RunConfig
+from taiwa.harness.run_reader import load_run
+from taiwa.harness.runner import run
 from taiwa.speech.render import render_dataset
 from taiwa.speech.tts import OpenJTalkTTS
 from taiwa.testing.stub_server import StubState, serve
@@ -65,6 +66,8 @@ def test_cascade_run_records_transcripts_and_asr_cer(rendered: Path, tmp_path: P
     assert block["scored"] == N and block["asr_cer"]["n"] == N
     assert {"value", "ci_low", "ci_high", "n"} <= set(block["asr_cer"])
     assert 0 <= block["asr_cer"]["value"] < 0.5 and block["asr_rtf"] > 0
+    # the one run reader takes the audio fields (an ASR CER block beside plain numbers)
+    assert load_run(tmp_path / "run").summary["systems"][spec]["asr_cer"] == block["asr_cer"]
     responses = _rows(tmp_path / "run" / "responses.jsonl")
     assert all(r["transcript"] and r["asr_seconds"] > 0 for r in responses)
     scores = _rows(tmp_path / "run" / "scores.jsonl")

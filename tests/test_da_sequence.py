@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from taiwa.core.schema import DASequence, DAStep
 from taiwa.metrics import wed, wed_batch, wlcs
 from taiwa.metrics.da_steps import ImportanceWarning
-from taiwa.core.schema import DASequence, DAStep
 
 Q, CQ, A, INF, R, S, C = (
     "Question",

@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 
 from cli import taiwa, taiwa_main
-from taiwa.annotators.da_classifier.model import DAClassifier, load_examples, taxonomy_acts
 from taiwa.annotators.da_classifier.encoder import EncoderTagger, require_hf
 from taiwa.annotators.da_classifier.encoder_train import (
     read_training_data,
@@ -22,6 +21,7 @@ from taiwa.annotators.da_classifier.encoder_train import (
     train_encoder,
     validate,
 )
+from taiwa.annotators.da_classifier.model import DAClassifier, load_examples, taxonomy_acts
 from taiwa.core.errors import TaiwaError
 
 pytest.importorskip("transformers")
@@ -247,7 +247,10 @@ def test_missing_hf_says_what_to_install(
     monkeypatch.setitem(sys.modules, "transformers", None)
     with pytest.raises(TaiwaError, match=r"pip install 'taiwa\[hf\]'"):
         require_hf()
-    code, err = run_cli(capsys, "da", "train", "--base", str(tmp_path), "--out", str(tmp_path))
+    base = tmp_path / "base"  # a model directory, so the --base check passes and hf is needed
+    base.mkdir()
+    (base / "config.json").write_text("{}", encoding="utf-8")
+    code, err = run_cli(capsys, "da", "train", "--base", str(base), "--out", str(tmp_path / "o"))
     assert code == 2 and "pip install 'taiwa[hf]'" in err and err.count("\n") == 1
 
 

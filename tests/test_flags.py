@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from cli import taiwa_main
-from taiwa.metrics import flags
 from taiwa.benchmarks.intent.dataset import iter_items
 from taiwa.core.samples import sample_path
+from taiwa.metrics import flags
 
 ITEMS = sample_path("intent/items.jsonl")
 GOLD = [it.gold for it in iter_items(ITEMS)]

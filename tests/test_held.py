@@ -12,10 +12,10 @@ import pytest
 
 from taiwa.benchmarks import get_method
 from taiwa.core.errors import TaiwaError
+from taiwa.core.samples import sample_path
 from taiwa.harness.config import RunConfig
 from taiwa.harness.held import HeldResources
 from taiwa.harness.runner import run
-from taiwa.core.samples import sample_path
 
 DIALOGUES = sample_path("cohesion/dialogues.jsonl")
 

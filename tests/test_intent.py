@@ -16,8 +16,8 @@ from taiwa.benchmarks.intent import parse_answer
 from taiwa.benchmarks.intent.dataset import IntentItem, dependent_groups, iter_items
 from taiwa.benchmarks.intent.prompts import model_prompt, question_text
 from taiwa.benchmarks.intent.stability import default_step, stability
-from taiwa.models.builtin import random_choice
 from taiwa.core.samples import sample_path
+from taiwa.models.builtin import random_choice
 
 OPTIONS = ["この部屋を気に入った", "夏は暑くて大変そうだ", "鉢植えはここに置くとよい", "該当なし"]
 ITEMS = sample_path("intent/items.jsonl")

@@ -49,6 +49,30 @@ def test_broken_json(tmp_path: Path) -> None:
     assert str(e).startswith(f"{tmp_path / 'in.jsonl'}:2: expected one JSON object per line")
 
 
+def test_an_unterminated_string_is_named_as_such(tmp_path: Path) -> None:
+    """Issue 42: a string whose closing quote is missing runs into the line's end, which
+    Python's parser calls "Invalid control character" (the line break); the error names the
+    real cause and where the string starts, in a JSONL line, a JSON document and a run's rows;
+    a real control character inside a string is still named as one."""
+    from taiwa.core.io import read_json_object
+    from taiwa.harness.run_reader import RunData
+
+    e = _error(_write(tmp_path, GOOD, '{"id": "b", "text": "abc}'))
+    assert e.line == 2 and "unterminated string starting at column 21" in str(e), str(e)
+    assert "control character" not in str(e)
+    doc = tmp_path / "doc.json"
+    doc.write_text('{"id": "b",\n "text": "abc}\n', encoding="utf-8")
+    with pytest.raises(InputError, match=r"doc.json:2: .*unterminated string starting at col"):
+        read_json_object(doc)
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text('{"id": "b", "text": "abc}\n', encoding="utf-8")
+    run = RunData(tmp_path, {}, {})
+    with pytest.raises(InputError, match="unterminated string starting at column 21"):
+        list(run.rows("rows.jsonl"))
+    e = _error(_write(tmp_path, '{"id": "b", "text": "a\tb"}'))
+    assert "Invalid control character at column 23" in str(e), str(e)
+
+
 def test_missing_field(tmp_path: Path) -> None:
     e = _error(_write(tmp_path, '{"id": "b"}'))
     assert (e.line, e.field) == (1, "steps")

@@ -128,9 +128,9 @@ def test_demo_run_end_to_end(tmp_path: Path) -> None:
 def test_da_annotator_and_generator_with_demo_model(demo_model, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     from taiwa.benchmarks.da_response.builder import build_items
     from taiwa.benchmarks.da_response.dataset import load_da_response
+    from taiwa.core.samples import sample_path
     from taiwa.harness.config import RunConfig
     from taiwa.harness.runner import run
-    from taiwa.core.samples import sample_path
 
     items = load_da_response(sample_path("da_response/gold.jsonl"))[:2]
     replies = tmp_path / "replies.jsonl"

@@ -15,10 +15,10 @@ from taiwa.annotators.llm_tagger import ACT_FROM_TEXT, ALIAS_ACT, parse_act, sys
 from taiwa.benchmarks import get_method
 from taiwa.benchmarks.da_distribution.llm_tagging import few_shot, tag_prompt
 from taiwa.benchmarks.da_distribution.validate_tagger import validate_tagger
+from taiwa.core.taxonomies import load_taxonomy
 from taiwa.harness.config import RunConfig
 from taiwa.harness.runner import run
 from taiwa.testing.stub_server import StubState, serve
-from taiwa.core.taxonomies import load_taxonomy
 
 CHITCHAT11 = load_taxonomy("chitchat11")
 

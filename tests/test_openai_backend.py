@@ -7,6 +7,7 @@ import json
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ import pytest
 from taiwa.core.errors import EndpointError, TaiwaError
 from taiwa.models import ChatMessage, ChatRequest, GenerationParams, ModelOptions, load_model
 from taiwa.models.openai_compat import OpenAICompatModel
+from taiwa.models.openai_errors import GIVE_UP_AFTER
 from taiwa.models.types import ContentPart
 from taiwa.testing.stub_server import StubState, serve
 
@@ -60,6 +62,32 @@ def test_persistent_failure_is_recorded_not_dropped() -> None:
     assert not out[0].ok and "500" in (out[0].error or "")
     assert out[0].error == "RequestFailed: HTTP 500: scripted 500 (gave up after 3 attempts)"
     assert state.hits == 6
+
+
+def test_a_model_gives_up_after_many_requests_in_a_row_failed_for_good() -> None:
+    # a server answering 500 to everything: each request spends its retries, then fails; after
+    # GIVE_UP_AFTER of them in a row the model stops rather than wait out every other request
+    state = StubState(fail_rate=1.0, fail_kinds=("500",))
+    with serve(state) as url, pytest.raises(EndpointError) as err:
+        asyncio.run(
+            _model(url, max_retries=1, concurrency=4).generate([_req(i) for i in range(200)])
+        )
+    assert f"failed {GIVE_UP_AFTER} requests in a row after their retries" in str(err.value)
+    assert "(the last: HTTP 500: " in str(err.value) and "gave up after 2 attempts" in str(
+        err.value
+    )
+    assert state.hits <= 2 * (GIVE_UP_AFTER + 4)  # those requests and the ones in flight
+
+
+def test_a_reply_between_failures_keeps_the_model_going() -> None:
+    # half the requests fail for good (no retries): never GIVE_UP_AFTER in a row
+    state = StubState(fail_rate=0.5, fail_kinds=("500",), fail_seed=3)
+    with serve(state) as url:
+        out = asyncio.run(
+            _model(url, max_retries=0, concurrency=4).generate([_req(i) for i in range(300)])
+        )
+    failed = sum(not r.ok for r in out)
+    assert len(out) == 300 and 100 < failed < 200
 
 
 @pytest.mark.parametrize("status", [400, 422])
@@ -321,3 +349,39 @@ def test_message_content_must_be_text() -> None:
         with pytest.raises(RequestFailed) as info:
             _content_text(bad, b"{}")
         assert info.value.retryable
+
+
+def test_timeouts_from_queueing_at_a_one_slot_server_get_a_hint(
+    caplog: pytest.LogCaptureFixture, tmp_path: Path
+) -> None:
+    """Issue 42: at --concurrency 8 against a server answering one request at a time (0.3 s
+    each; llama-cpp-python's default), the requests at the back of its queue time out though
+    the server is quick: a warning at the first such timeout and a note in the run's summary
+    say to lower --concurrency; a server simply slower than the timeout, or one request at a
+    time, gets no such hint."""
+    from taiwa.benchmarks import get_method
+    from taiwa.harness.config import RunConfig
+    from taiwa.harness.runner import run
+
+    data = tmp_path / "prompts.jsonl"
+    data.write_text("".join(f'{{"id": "q{k}", "prompt": "質問{k}"}}\n' for k in range(8)), "utf-8")
+
+    def _run(state: StubState, name: str, **cfg: object) -> list[str]:
+        with serve(state) as url:
+            config = RunConfig(method="prompts", models=["openai:stub"], base_url=url, data=data,
+                               out=tmp_path / name, no_cache=True, max_retries=1,
+                               **cfg)  # type: ignore[arg-type]  # fmt: skip
+            res = run(config, get_method("prompts"), show_progress=False)
+            deadline = time.monotonic() + 30
+            while state.ok < state.hits and time.monotonic() < deadline:
+                time.sleep(0.05)  # the server's queue runs dry before it stops
+        return [n for n in res.summary["notes"] if "--concurrency" in n]
+
+    caplog.set_level("WARNING")
+    notes = _run(StubState(latency=0.3, slots=1), "queued", concurrency=8, timeout=1.0)
+    assert len(notes) == 1 and "--concurrency 8" in notes[0], notes
+    assert re.search(r"answered one in 0\.[345] s", notes[0]) and "one slot by" in notes[0]
+    warned = [r.getMessage() for r in caplog.records if "--concurrency 8" in r.getMessage()]
+    assert len(warned) == 1  # once, at the first such timeout
+    assert not _run(StubState(latency=0.3, slots=1), "one", concurrency=1, timeout=1.0)
+    assert not _run(StubState(latency=1.5), "slow", concurrency=4, timeout=1.0)

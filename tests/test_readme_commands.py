@@ -1,8 +1,13 @@
-"""Every README shell command that runs offline runs verbatim, in order, in a fresh directory
-(issue 24, "Done when"). The commands are read from the README's ```bash blocks; each is either
-run through the real CLI or listed in :data:`NOT_RUN` with the reason, so a new README command
-is either run here or consciously left out. The commands that call the demo LLM are the slow
-part: they run in their own test, marked ``slow`` (still part of ``make test``)."""
+"""Every shell command of the README and of the documentation site's pages that runs offline
+runs verbatim, in order, in a fresh directory (issue 24, "Done when"; issue 42: the site's pages
+too). The commands are read from the ```bash blocks of the README, then of the pages in the order
+of mkdocs.yml's nav (pages outside it after, by name). A block that cannot run here is marked in
+its page by the line before it, ``<!-- needs: WHAT -->`` (an endpoint, your own files, a build
+of the wheel ...), and skipped; a single command is listed in :data:`NOT_RUN` with the reason.
+So a new command is either run here or consciously left out. A command given twice (the README's
+quickstart and a method's page) runs once, where it first appears. The commands that call the
+demo LLM are the slow part: they run in their own test, marked ``slow`` (still part of
+``make test``)."""
 
 from __future__ import annotations
 
@@ -11,118 +16,83 @@ import re
 import shlex
 import subprocess
 import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+DOCS = ROOT / "docs"
+MKDOCS = ROOT / "mkdocs.yml"
 
 NOT_RUN: dict[str, str] = {
-    "taiwa run chitchat -m openai:gpt-4o-mini --judge openai:gpt-4o --price gpt-4o-mini=0.15,0.60 "
-    "--price gpt-4o=2.50,10": "network",
-    "taiwa run chitchat -m openai:gpt-4o-mini --prices prices.yaml": "network; the user's prices",
-    "taiwa validate tagger --tagger openai:gpt-4o-mini --json tagger.json": "network",
-    "taiwa run da-distribution -m openai:a --tagger openai:gpt-4o-mini": "network",
-    "taiwa run da-distribution -m openai:a --tagger runs/my-bert -o tagger_validation=gold.jsonl": (
-        "network; the user's tagger and gold file"
-    ),
-    "D=src/taiwa/data/samples/da_distribution": "a shell variable for the walk-through below",
-    "taiwa da train --data $D/chatstyle_train.jsonl --out my-tagger": (
-        "the training walk-through (minutes of CPU): tests/test_da_classifier_own.py runs it"
-    ),
-    "taiwa validate tagger --tagger my-tagger --data $D/chatstyle_heldout.jsonl "
-    "--json report.json": (
-        "the tagger trained in the walk-through: tests/test_da_classifier_own.py runs it"
-    ),
-    "taiwa run da-distribution -m openai:my-model --tagger my-tagger": "network",
-    "taiwa compare runs/intent/a runs/intent/b [--baseline SYSTEM] [--json out.json]": (
-        "[...] optional-flag notation; placeholder run directories"
-    ),
-    "taiwa leaderboard runs/ [--baseline human]": "[...] optional-flag notation",
     "make demo": "make: creates .venv and installs packages (the entry point, not a command)",
     "make test": "make: runs this suite",
-    "taiwa run da-response -m openai:gpt-4o-mini --annotator openai:gpt-4o-mini": "network",
-    "taiwa run da-response -m openai:qwen --base-url http://127.0.0.1:8000/v1": "needs a server",
-    "taiwa run da-response -m replay:my_replies.jsonl --role annotator=replay:my_da.jsonl": (
-        "the user's files my_replies.jsonl, my_da.jsonl"
-    ),
-    "taiwa run prompts -m gguf:/models/my.gguf --data my_prompts.jsonl": (
-        "the user's GGUF model and my_prompts.jsonl"
-    ),
-    "taiwa run da-response --config run.yaml": "the user's run.yaml",
-    "taiwa validate annotator --annotator openai:gpt-4o-mini --data my_gold.jsonl "
-    "--json report.json": "network; the user's my_gold.jsonl",
-    "taiwa build audio --data items.jsonl --out audio/": "the user's items.jsonl",
-    "taiwa run da-response --input-mode audio --data audio/items.jsonl "
-    "--model openai:gpt-4o-audio-preview --model cascade:whisper-base+demo": (
-        "network (an audio chat model); the WAVs of the previous command"
-    ),
-    "taiwa build chitchat --corpus my_chats.jsonl --out tasks.jsonl --seed 0": (
-        "the user's my_chats.jsonl"
-    ),
-    "taiwa run chitchat -m openai:a -m openai:b -m human --judge openai:judge "
-    "-o human_ranks=ranks.jsonl": "network; the user's ranks.jsonl",
-    "taiwa run da-distribution -m openai:a -m openai:b --data contexts.jsonl "
-    "--tagger votes:votes.jsonl": "network; the user's contexts.jsonl, votes.jsonl",
-    "taiwa run da-distribution -m openai:a --tagger runs/my-bert": (
-        "network; a `taiwa da train` output"
-    ),
-    "taiwa run cohesion --data mine.jsonl -o resource=vectors:0.65 -o distance=3 "
-    "[-o strict=true]": "the user's mine.jsonl; [...] marks an optional flag",
-    "taiwa build calibrate-cohesion --dialogues mine.jsonl": "the user's mine.jsonl",
-    "taiwa build cooccurrence corpus.txt.gz --out pairs.parquet --llr-threshold 10": (
-        "the user's corpus"
-    ),
-    "taiwa build cooccurrence corpus/ --out pairs.parquet --window 7 --exclude-top-k 100": (
-        "the user's corpus"
-    ),
-    "taiwa build cooccurrence 1gms/ 7gms/ --kind ngrams --sentences 20000000000 "
-    "--llr-threshold 10000 --exclude-top-k 100 --out web-pairs.parquet": "the user's Web 1T",
-    "taiwa run cohesion -o resource=pairs.parquet -o strict=true": (
-        "pairs.parquet from the user's corpus (previous commands)"
-    ),
-    "taiwa run intent -m openai:a -m openai:b --data items.jsonl": (
-        "network; the user's items.jsonl"
-    ),
-    "taiwa build intent --corpus dialogues.jsonl -m SPEC --out build/ [--filter llm|manual]": (
-        "the user's corpus and model (SPEC); [...] marks an optional flag"
-    ),
-    "taiwa build intent-import build/ --out items.jsonl --seed 0": (
-        "sheets the annotators filled in by hand"
-    ),
-    "taiwa report runs/chitchat/openai_a+openai_b+human,human_ranks=ranks.jsonl,"
-    "judge=openai_judge [more run dirs ...] [--out report.html]": (
-        "the run of the network chitchat command above; [...] marks optional arguments"
-    ),
-    "taiwa report runs/demo": "runs/demo is written by `make demo` (taiwa demo)",
-    "taiwa score wed --pred replies_da.jsonl --gold dataset.jsonl [--json out.json]": (
-        "the user's files; [...] marks an optional flag"
-    ),
-    "taiwa score wlcs --pred replies_da.jsonl --gold dataset.jsonl": "the user's files",
-    "taiwa score dae tagged.jsonl": "the user's tagged.jsonl",
-    "taiwa score dami tagged.jsonl --lift": "the user's tagged.jsonl",
-    "taiwa score rouge --pred replies.jsonl --ref references.jsonl": "the user's files",
 }
-"""README commands not run here, each with why (a network, a server, the user's own files)."""
+"""Commands in unmarked blocks not run here, each with why."""
 
-SPEED = "speed benchmark run from the repository: minutes of CPU each (`make bench`)"
-SPARK = "spark-submit on a YARN cluster"
+NEEDS = re.compile(r"^<!--\s*needs:\s*(?P<needs>[^\n]+?)\s*-->", flags=re.M)
+"""A marker: a line of its own."""
+BLOCK = re.compile(
+    r"(?:^<!--\s*needs:\s*(?P<needs>[^\n]+?)\s*-->[ \t]*\n(?:[ \t]*\n)*)?"  # a marker, then
+    r"^```bash\n(?P<body>.*?)^```",
+    flags=re.S | re.M,
+)
 
-DEMO_LLM = re.compile(r"(?:-m|--model|--models)[ =](?:\S*,)?demo\b")
-"""Commands that call the embedded demo LLM (slow on a small CPU)."""
+
+@dataclass(frozen=True)
+class Command:
+    """One shell command of a page: where it is, and what its block says it needs."""
+
+    text: str
+    page: str
+    needs: str | None
 
 
-def readme_commands(text: str) -> list[str]:
-    """The shell commands of the README's ```bash blocks, in order: comments dropped,
-    continuation lines joined, runs of spaces squeezed."""
-    out: list[str] = []
-    for block in re.findall(r"^```bash\n(.*?)^```", text, flags=re.S | re.M):
-        joined = re.sub(r"\\\n\s*", " ", block)
+def site_pages() -> list[Path]:
+    """The site's pages: mkdocs.yml's nav in order, then any other page under docs/ by name."""
+    listed = [DOCS / page for page in _nav_files(yaml.safe_load(MKDOCS.read_text("utf-8"))["nav"])]
+    others = sorted(set(DOCS.rglob("*.md")) - set(listed))
+    return listed + others
+
+
+def _nav_files(nav: Any) -> Iterator[str]:
+    if isinstance(nav, str):
+        yield nav
+    elif isinstance(nav, list):
+        for entry in nav:
+            yield from _nav_files(entry)
+    elif isinstance(nav, dict):
+        for value in nav.values():
+            yield from _nav_files(value)
+
+
+def page_commands(text: str, page: str = "README.md") -> list[Command]:
+    """The shell commands of a page's ```bash blocks, in order: comments dropped, continuation
+    lines joined, runs of spaces squeezed; each with its block's ``needs`` marker (or None). A
+    marker that stands before no block is an error."""
+    out: list[Command] = []
+    marked = 0
+    for block in BLOCK.finditer(text):
+        needs = block.group("needs")
+        marked += needs is not None
+        joined = re.sub(r"\\\n\s*", " ", block.group("body"))
         for line in joined.splitlines():
             command = _without_comment(line).strip()
             if command:
-                out.append(re.sub(r"\s+", " ", command))
+                out.append(Command(re.sub(r"\s+", " ", command), page, needs))
+    markers = len(NEEDS.findall(text))
+    assert markers == marked, f"{page}: a `<!-- needs: ... -->` marker stands before no bash block"
     return out
+
+
+def readme_commands(text: str) -> list[str]:
+    """Every shell command of ``text``'s ```bash blocks (marked blocks included), in order."""
+    return [c.text for c in page_commands(text)]
 
 
 def _without_comment(line: str) -> str:
@@ -138,26 +108,62 @@ def _without_comment(line: str) -> str:
     return line
 
 
+def all_commands() -> list[Command]:
+    """The README's commands, then every site page's."""
+    found = page_commands(README.read_text(encoding="utf-8"))
+    for path in site_pages():
+        found += page_commands(path.read_text(encoding="utf-8"), path.relative_to(ROOT).as_posix())
+    return found
+
+
+ALL = all_commands()
+COMMANDS = list(dict.fromkeys(c.text for c in ALL if c.needs is None))
+"""The commands of unmarked blocks, each once, in the order they first appear."""
+
+DEMO_LLM = re.compile(r"(?:-m|--model|--models)[ =](?:\S*,)?demo\b")
+"""Commands that call the embedded demo LLM (slow on a small CPU)."""
+
+
 def reason_not_run(command: str) -> str | None:
-    if command.startswith(".venv/bin/python benchmarks/"):
-        return SPEED
-    if "spark-submit" in command:
-        return SPARK
     return NOT_RUN.get(command)
 
 
-COMMANDS = readme_commands(README.read_text(encoding="utf-8"))
-
-
-def test_every_readme_command_is_run_or_listed() -> None:
-    """A README command is run below or listed in NOT_RUN; a NOT_RUN entry the README no
-    longer has is an error (the list stays the README's)."""
-    assert len(COMMANDS) >= 40
+def test_every_command_is_run_or_listed() -> None:
+    """A command of an unmarked block is run below or listed in NOT_RUN; a NOT_RUN entry no
+    page has any more is an error (the list stays the pages'); every marker says what its
+    block needs."""
     stale = set(NOT_RUN) - set(COMMANDS)
-    assert not stale, f"NOT_RUN names commands the README no longer has: {sorted(stale)}"
+    assert not stale, f"NOT_RUN names commands no page has any more: {sorted(stale)}"
     run = [c for c in COMMANDS if reason_not_run(c) is None]
-    assert all(c.startswith("taiwa ") for c in run), run
+    assert all(c.startswith("taiwa ") for c in run), [c for c in run if not c.startswith("taiwa ")]
+    assert len(run) >= 20
     assert "taiwa run cohesion" in run and "taiwa list" in run
+    pages = {c.page for c in ALL}
+    assert "README.md" in pages and {"docs/getting-started.md", "docs/methods/intent.md"} <= pages
+    assert all(c.needs.strip() for c in ALL if c.needs is not None)
+
+
+def test_a_marked_block_is_skipped_and_a_stray_marker_refused() -> None:
+    page = (
+        "```bash\ntaiwa list   # runs\n```\n\n<!-- needs: endpoint -->\n\n"
+        "```bash\ntaiwa run x -m openai:a \\\n   --base-url URL\n```\n"
+    )
+    found = page_commands(page, "p.md")
+    assert [(c.text, c.needs) for c in found] == [
+        ("taiwa list", None),
+        ("taiwa run x -m openai:a --base-url URL", "endpoint"),
+    ]
+    with pytest.raises(AssertionError, match="stands before no bash block"):
+        page_commands("<!-- needs: endpoint -->\n\nsome text\n\n```bash\ntaiwa list\n```\n")
+
+
+def test_the_readme_quickstart_is_what_the_demo_prints_last() -> None:
+    """The README's quickstart commands are the three `taiwa demo` ends with (issue 42 point 4),
+    in one block, in order."""
+    from taiwa.cli.demo import next_commands
+
+    readme = [c for c in ALL if c.page == "README.md" and c.needs == "endpoint"]
+    assert [c.text for c in readme] == next_commands(Path("runs") / "demo")
 
 
 def _run_in_order(tmp: Path, commands: list[str], *, fresh_cache: bool) -> None:
@@ -210,9 +216,9 @@ def _run_in_order(tmp: Path, commands: list[str], *, fresh_cache: bool) -> None:
 
 
 def test_offline_readme_commands_run_verbatim_in_order(tmp_path: Path) -> None:
-    """The README's offline commands that need no LLM, verbatim and in the README's order, in
-    one fresh directory (so a default run directory of one command never collides with the
-    next: issue 24 point 6)."""
+    """The offline commands of the README and the site's pages that need no LLM, verbatim and in
+    their order, in one fresh directory (so a default run directory of one command never
+    collides with the next: issue 24 point 6)."""
     commands = [c for c in COMMANDS if reason_not_run(c) is None and not DEMO_LLM.search(c)]
     assert len(commands) >= 8
     _run_in_order(tmp_path, commands, fresh_cache=True)
@@ -229,14 +235,14 @@ def test_offline_readme_commands_run_verbatim_in_order(tmp_path: Path) -> None:
 @pytest.mark.slow
 @pytest.mark.timeout(7200)  # the demo LLM on every bundled set (its replies cached once)
 def test_all_runnable_readme_commands_run_verbatim_in_order(tmp_path: Path) -> None:
-    """Every runnable README command, those calling the embedded demo LLM included, in the
-    README's order in one fresh directory, with the session's response cache: conftest.py
+    """Every runnable command of the README and the site's pages, those calling the embedded
+    demo LLM included, in their order in one fresh directory, with the session's response
+    cache: conftest.py
     runs this test right after `taiwa demo`'s (tests/test_cli.py), on the same worker, so the
     demo-LLM requests the demo made cold (its da-response, da-distribution and intent runs use
-    `taiwa run`'s defaults and the README's items; the README's ROUGE-only chitchat command asks
-    what the demo's judged chitchat run asked) are answered from the cache, as a user's are
-    after `make demo` (tests/test_demo_spec.py checks that the README asks what the demo
-    asked)."""
+    `taiwa run`'s defaults and the pages' items; the ROUGE-only chitchat command asks what the
+    demo's judged chitchat run asked) are answered from the cache, as a user's are after
+    `make demo` (tests/test_demo_spec.py checks that the pages ask what the demo asked)."""
     commands = [c for c in COMMANDS if reason_not_run(c) is None]
     assert sum(bool(DEMO_LLM.search(c)) for c in commands) >= 5
     _run_in_order(tmp_path, commands, fresh_cache=False)

@@ -90,8 +90,10 @@ def test_text_from_data_is_escaped(runs: dict[str, Path], tmp_path: Path) -> Non
     run = tmp_path / "run"
     shutil.copytree(runs["intent"], run)
     path = run / "summary.json"
+    for f in [path, run / "config.json", *run.glob("*.jsonl")]:  # the system renamed alike
+        text = f.read_text("utf-8").replace("builtin:random", "<img src=x onerror=alert(1)>")
+        f.write_text(text, "utf-8")
     s = json.loads(path.read_text("utf-8"))
-    s["systems"]["<img src=x onerror=alert(1)>"] = s["systems"].pop("builtin:random")
     s["notes"].append("<script>alert(2)</script>")
     path.write_text(json.dumps(s, ensure_ascii=False, indent=2), "utf-8")
     html = write_report([run], methods=all_methods()).read_text("utf-8")
@@ -426,16 +428,18 @@ def test_lift_heatmaps_share_one_scale_and_mark_missing_cells() -> None:
 
 def test_a_long_system_name_is_cut_in_the_charts_not_in_the_tables() -> None:
     """A system named by a long path (``replay:/a/long/dir/ones.jsonl``) narrowed the charts'
-    axes to nothing (matplotlib: "axes sizes collapsed to zero"): the charts show it cut in
-    the middle, its start and its file name kept, and lay out without a warning."""
+    axes to nothing (matplotlib: "axes sizes collapsed to zero"): the charts show it shortened
+    from its start, its file name kept, and lay out without a warning."""
     import warnings
 
-    from taiwa.report.figures import CHART_LABEL, chart_label, grouped_bars
+    from taiwa.report.chart_labels import CHART_LABEL, chart_label
+    from taiwa.report.figures import grouped_bars
     from taiwa.report.forest import forest_svg
 
     long = "replay:/home/someone/experiments/2026-11/a_rather_long_directory/ones.jsonl"
-    cut = chart_label(long)
-    assert len(cut) == CHART_LABEL and cut.startswith("replay:/home") and cut.endswith(".jsonl")
+    cut = chart_label(long)  # shortened from its start: its file name and directory stay
+    assert cut == "…a_rather_long_directory/\nones.jsonl"
+    assert all(len(line) <= CHART_LABEL for line in cut.splitlines())
     assert chart_label("builtin:random") == "builtin:random"
     diff = {"value": 0.3, "ci_low": 0.1, "ci_high": 0.5}
     block = {
@@ -451,6 +455,55 @@ def test_a_long_system_name_is_cut_in_the_charts_not_in_the_tables() -> None:
         bars = grouped_bars([long, "human"], {"accuracy": [estimate, estimate]}, "accuracy")
     for svg in (forest, bars):
         assert long not in svg and "ones.jsonl" in svg
+
+
+@pytest.mark.parametrize(
+    ("name", "label"),
+    [
+        ("builtin:random: random n (mean)", "builtin:random:\nrandom n (mean)"),
+        ("cascade:whisper-base+demo: random n (mean)",
+         "cascade:whisper-base+demo:\nrandom n (mean)"),
+        ("cascade:whisper-large-v3+openai:Qwen2.5-7B-Instruct",
+         "cascade:whisper-large-v3+\nopenai:Qwen2.5-7B-Instruct"),
+        ("openai:Qwen2.5-7B-Instruct-Q4_K_M: first n",
+         "openai:Qwen2.5-\n7B-Instruct-Q4_K_M: first n"),
+        ("builtin:random", "builtin:random"),
+    ],
+)  # fmt: skip
+def test_chart_labels_never_cut_a_name_in_the_middle(name: str, label: str) -> None:
+    """Issue 42 (``builtin:random…random n (mean)``, ``cascade:whispe…ase+demo``): a name
+    too long for a chart is wrapped at a space, ``+``, ``:`` or ``/`` first, or shortened from
+    its start; no ``…`` inside it; a pair of long names in the forest plot is two lines."""
+    from taiwa.report.chart_labels import CHART_LABEL, chart_label, pair_label
+
+    assert chart_label(name) == label
+    assert all(len(line) <= CHART_LABEL for line in label.splitlines())
+    pair = pair_label(name, "human")
+    assert "…" not in pair[1:] and pair.endswith("human")
+    assert len(pair.splitlines()) <= 2 and all(len(x) <= CHART_LABEL for x in pair.splitlines())
+
+
+@pytest.mark.parametrize("sizes", [[5, 8], [4, 6], [2, 3], [5, 10, 15]])
+def test_count_axes_have_whole_ticks(sizes: list[int], tmp_path: Path) -> None:
+    """Issue 42: an axis of counts (intent's n items, da-distribution's batch size) has ticks
+    at whole numbers only (matplotlib put 7.5 items between 5 and 8)."""
+    from taiwa.benchmarks.da_distribution.plots import write_curve_svg
+    from taiwa.benchmarks.intent.plots import stability_svg
+
+    points = [{"n": n, "prefix_gap": 0.1, "random_mean_gap": 0.05} for n in sizes]
+    svg = stability_svg({"builtin:random": {"points": points, "threshold": 0.02}})
+    texts = re.findall(r"<text[^>]*>([^<]*)</text>", svg)
+    ticks = texts[: texts.index("n (items)")]
+    assert ticks and all(t.isdigit() for t in ticks), ticks
+
+    from types import SimpleNamespace as NS
+
+    agreement = NS(value=0.9, low=0.8, high=1.0)
+    curve = NS(metric="dae", points=[NS(batch_size=n, agreement=agreement) for n in sizes])
+    write_curve_svg({"a → b": curve}, tmp_path / "curve.svg")  # type: ignore[dict-item]
+    texts = re.findall(r"<text[^>]*>([^<]*)</text>", (tmp_path / "curve.svg").read_text("utf-8"))
+    ticks = texts[: texts.index("batch size")]
+    assert ticks and all(t.isdigit() for t in ticks), ticks
 
 
 def test_a_chart_with_nothing_to_draw_is_one_line(tmp_path: Path) -> None:
@@ -492,6 +545,44 @@ def test_combined_tables_say_when_item_sets_differ(runs: dict[str, Path], tmp_pa
     shutil.copytree(runs["da-response"], tmp_path / "da-response" / "fixed")
     _, md = write_leaderboard(tmp_path, tmp_path / "lb.html", methods=all_methods())
     assert "not on the same items" in md.read_text("utf-8")
+
+
+def test_the_combined_intent_table_appears_whenever_runs_differ(tmp_path: Path) -> None:
+    """Issue 42: intent's headline table holds item counts in its headers (``全体 (n=99)``);
+    runs over different items, and two seeds of one system, still get the combined table,
+    with a note saying how they differ; ``taiwa compare`` names their items without
+    ``--limit None``."""
+    from report_runs import _run
+    from taiwa.core.errors import TaiwaError
+    from taiwa.report.compare_runs import compare_runs
+    from taiwa.report.leaderboard import write_leaderboard
+
+    cache = {"cache_dir": tmp_path / ".cache"}
+    root = tmp_path / "intent"
+    s0 = _run(root / "s0", "intent", models=["builtin:random"], **cache)
+    s1 = _run(root / "s1", "intent", models=["builtin:random"], seed=1, **cache)
+    l20 = _run(root / "l20", "intent", models=["builtin:random"], limit=20, **cache)
+
+    seeds = write_report([s0, s1], tmp_path / "seeds.html", methods=all_methods())
+    merged = seeds.read_text("utf-8").split("all 2 runs", 1)[1].split("<h3", 1)[0]
+    assert "note: the runs differ in their settings (s0: --seed 0; s1: --seed 1)" in merged
+    assert "全体<br>(n=99)" in merged and "not on the same items" not in merged
+
+    counts = write_report([s0, l20], tmp_path / "counts.html", methods=all_methods())
+    merged = counts.read_text("utf-8").split("all 2 runs", 1)[1].split("<h3", 1)[0]
+    assert "note: the runs were not on the same items" in merged
+    assert "l20: 20 items of items.jsonl (--limit 20); s0: 99 items of items.jsonl" in merged
+    assert ">全体</th>" in merged and "(n=" not in merged  # the counts differ: left out
+    assert merged.count("builtin:random") == 2
+
+    _, md = write_leaderboard(root, tmp_path / "lb.html", methods=all_methods())
+    board = md.read_text("utf-8")
+    assert board.count("## intent") == 1 and "differ in their settings" in board
+
+    with pytest.raises(TaiwaError) as info:
+        compare_runs([l20, s0], all_methods())
+    assert "(99 items of items.jsonl vs 20 items of items.jsonl (--limit 20))" in str(info.value)
+    assert "None" not in str(info.value)
 
 
 def test_joined_titles_keep_their_parentheses() -> None:

@@ -198,3 +198,29 @@ def test_cli_errors_are_one_line(tmp_path: Path) -> None:
         ).communicate(timeout=120)
         assert message in err, (args, err)
         assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_a_run_that_fails_before_its_first_request_leaves_no_directory(tmp_path: Path) -> None:
+    """Issue 42: a run stopped by the endpoint check (a server that cannot be reached, a key
+    refused) leaves no ``INCOMPLETE`` run directory: the directories it made are removed, and
+    a directory that was there before is left as it was found."""
+    from taiwa.core.errors import EndpointError
+
+    def _run(out: Path, url: str) -> None:
+        cfg = RunConfig(method="prompts", models=["openai:x"], base_url=url, out=out,
+                        cache_dir=tmp_path / "cache", retry_window=0.1)  # fmt: skip
+        with pytest.raises(EndpointError):
+            run(cfg, get_method("prompts"), show_progress=False)
+
+    _run(tmp_path / "runs" / "prompts" / "x", "http://127.0.0.1:9/v1")  # connection refused
+    assert not (tmp_path / "runs").exists()
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("mine", encoding="utf-8")
+    with serve(StubState(models_status=401)) as url:
+        _run(mine / "run", url)
+        assert not (mine / "run").exists() and [p.name for p in mine.iterdir()] == ["notes.txt"]
+        empty = tmp_path / "empty"
+        empty.mkdir()
+        _run(empty, url)
+        assert empty.is_dir() and not list(empty.iterdir())

@@ -4,6 +4,7 @@ resampling, format checks, resumable atomic rendering, ``taiwa build audio``."""
 from __future__ import annotations
 
 import json
+import struct
 from pathlib import Path
 
 import numpy as np
@@ -17,10 +18,10 @@ from taiwa.speech.tts import OpenJTalkTTS
 from taiwa.speech.wav import (
     PAD_SAMPLES,
     AudioFormatError,
-    check_benchmark_wav,
     to_benchmark_pcm,
     write_benchmark_wav,
 )
+from taiwa.speech.wav_check import check_audio, read_wav_header
 
 TEXTS = ("8分のタイマーお願い", "明日7時に起こして", "今日の天気はどう？")
 
@@ -141,21 +142,21 @@ def test_resampling_keeps_the_pitch_and_pads() -> None:
 def test_format_checks_say_what_is_wrong(tmp_path: Path) -> None:
     ok = tmp_path / "ok.wav"
     write_benchmark_wav(ok, np.zeros(4800), 48_000)
-    assert check_benchmark_wav(ok).sample_rate == 24_000
+    assert check_audio(ok).sample_rate == 24_000
     low = tmp_path / "low.wav"
     sf.write(str(low), np.zeros(1600, dtype=np.int16), 16_000, subtype="PCM_16")
     with pytest.raises(AudioFormatError, match=r"found 16000 Hz, PCM_16, 1 channel"):
-        check_benchmark_wav(low)
+        check_audio(low)
     stereo = tmp_path / "stereo.wav"
     sf.write(str(stereo), np.zeros((2400, 2), dtype=np.int16), 24_000, subtype="PCM_16")
     with pytest.raises(AudioFormatError, match="2 channel"):
-        check_benchmark_wav(stereo)
+        check_audio(stereo)
     junk = tmp_path / "junk.wav"
     junk.write_bytes(b"not audio at all" * 10)
     with pytest.raises(AudioFormatError, match="a readable WAV file"):
-        check_benchmark_wav(junk)
+        check_audio(junk)
     with pytest.raises(AudioFormatError, match="no such file"):
-        check_benchmark_wav(tmp_path / "missing.wav")
+        check_audio(tmp_path / "missing.wav")
 
 
 def test_build_audio_cli(tmp_path: Path) -> None:
@@ -175,3 +176,42 @@ def test_build_audio_cli(tmp_path: Path) -> None:
 def test_report_counts() -> None:
     r = RenderReport(rendered=4, cpu_seconds=2.0)
     assert r.cpu_per_utterance == 0.5 and RenderReport().cpu_per_utterance == 0.0
+
+
+def _riff(*chunks: tuple[bytes, bytes]) -> bytes:
+    body = b"WAVE" + b"".join(
+        name + struct.pack("<I", len(data)) + data + b"\0" * (len(data) & 1)
+        for name, data in chunks
+    )
+    return b"RIFF" + struct.pack("<I", len(body)) + body
+
+
+def test_wav_headers_are_read_chunk_by_chunk(tmp_path: Path) -> None:
+    fmt = struct.pack("<HHIIHH", 1, 1, 24_000, 48_000, 2, 16)
+    audio = b"\0\0" * 2400
+    cases = {
+        "plain": _riff((b"fmt ", fmt), (b"data", audio)),
+        "odd chunk first": _riff((b"LIST", b"INFOx"), (b"fmt ", fmt), (b"data", audio)),
+    }
+    for name, raw in cases.items():
+        (tmp_path / f"{name}.wav").write_bytes(raw)
+        assert check_audio(tmp_path / f"{name}.wav").frames == 2400, name
+    extensible = tmp_path / "extensible.wav"
+    sf.write(str(extensible), np.zeros(2400, dtype=np.int16), 24_000, "PCM_16", format="WAVEX")
+    assert read_wav_header(extensible).subtype == "PCM_16"
+    assert check_audio(extensible).frames == 2400
+    refused = {
+        "data first": (_riff((b"data", audio), (b"fmt ", fmt)), "data comes before its format"),
+        "no data": (_riff((b"fmt ", fmt)), "no data chunk"),
+        "short fmt": (_riff((b"fmt ", fmt[:10]), (b"data", audio)), "format chunk is cut short"),
+        "rf64": (b"RF64" + _riff((b"fmt ", fmt))[4:], "RF64, not RIFF"),
+        "no frames": (_riff((b"fmt ", fmt), (b"data", b"")), "it has no samples"),
+    }
+    for name, (raw, why) in refused.items():
+        (tmp_path / f"{name}.wav").write_bytes(raw)
+        with pytest.raises(AudioFormatError, match=why):
+            check_audio(tmp_path / f"{name}.wav")
+    cut = tmp_path / "cut.wav"
+    cut.write_bytes(cases["plain"][:-100])
+    with pytest.raises(AudioFormatError, match="header says 4,800 bytes of audio, the file holds"):
+        check_audio(cut)

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from taiwa.benchmarks import get_method
+from taiwa.core.samples import sample_path
 from taiwa.harness import samples as samples_module
 from taiwa.harness.config import RunConfig
 from taiwa.harness.rows import RowStore
@@ -22,7 +23,6 @@ from taiwa.harness.runner import run
 from taiwa.harness.samples import SampleSource
 from taiwa.models.builtin import BuiltinModel
 from taiwa.models.types import ChatRequest
-from taiwa.core.samples import sample_path
 
 
 def _files(run_dir: Path) -> dict[str, Any]:

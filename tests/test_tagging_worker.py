@@ -23,11 +23,11 @@ import taiwa.text.tokenizer as tokenizer_module
 from taiwa.benchmarks import get_method
 from taiwa.benchmarks.cohesion.dataset import load_dialogues
 from taiwa.benchmarks.cohesion.scoring import BLOCK, iter_scored, summarize
+from taiwa.core.samples import sample_path
+from taiwa.core.schema import Dialogue
 from taiwa.harness.config import RunConfig
 from taiwa.harness.runner import run
 from taiwa.resources.vectors import GinzaVectors
-from taiwa.core.samples import sample_path
-from taiwa.core.schema import Dialogue
 from taiwa.text.content_words import CONTENT_POS, content_blocks, content_filter
 from taiwa.text.tagging_worker import TaggingWorker, TaggingWorkerError
 from taiwa.text.tokenizer import found_lines

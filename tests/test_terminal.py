@@ -125,3 +125,74 @@ def test_taiwa_list_in_a_pipe(columns: str | None) -> None:
     for name in method_names():
         assert [ln for ln in lines if ln.startswith(f"{name} (seed ")], (name, r.stdout)
     assert "annotator=offline" in r.stdout and "distance=3" in r.stdout
+
+
+def test_a_section_title_is_never_cut() -> None:
+    """``taiwa demo``'s section rules (issue 42): a title longer than the line is printed whole
+    below a bare rule, not cut with an ellipsis (``─ 2. prompts (seed -): … Japanese sh… ─``)."""
+    title = (
+        "2. prompts (seed -): chat prompts (+ references): reply length, Japanese share, "
+        "Japanese ROUGE"
+    )
+    out = io.StringIO()
+    console = make_console(file=out, width=80, color_system=None)
+    console.rule(title)
+    console.rule("1. Metrics on the bundled sample files")
+    lines = out.getvalue().splitlines()
+    assert "…" not in out.getvalue() and max(cell_len(line) for line in lines) <= 80
+    assert title in " ".join(" ".join(lines).split()), lines
+    assert lines[0] == "─" * 80  # the rule, then the whole title below it
+    assert "── 1. Metrics on the bundled sample files ──" in lines[-1]  # a short one as it was
+
+
+def test_paired_comparison_rows_fit_without_wrapping_a_name() -> None:
+    """Paired comparisons at 80 columns (issue 42): a pair too wide for a column is printed once
+    on a line of its own above its metrics, every name whole on one line, every metric's row
+    one line; on a wide terminal the table is as it was (a pair per row)."""
+    from taiwa.display.comparison_table import comparisons_table
+
+    diff = {"value": -0.128, "ci_low": -0.383, "ci_high": 0.0}
+    names = [LONG["openai:good"], "builtin:random", LONG["openai:plain"]]
+    pairs = [(a, b) for k, a in enumerate(names) for b in names[k + 1 :]]
+    metrics = [("rougeL", "ROUGE-L"), ("single", "judge 1-10"), ("pairwise", "win rate")]
+    rows = [
+        {"a": a, "b": b, "metric": m, "label": label, "direction": "higher",
+         "difference": diff, "p": 0.2, "p_holm": 1.0, "mdd": 0.358, "shared": 3, "only_a": 0,
+         "only_b": 1, "significant": False, "better": None}
+        for a, b in pairs for m, label in metrics
+    ]  # fmt: skip
+    block = {"alpha": 0.05, "family": len(rows), "rows": rows, "baseline": None}
+    out = _render([comparisons_table(block)])
+    lines = out.splitlines()
+    assert max(cell_len(line) for line in lines) <= 80, out
+    for a, b in pairs:
+        assert f"{a} − {b}" in lines, out  # the pair whole, on a line of its own
+    assert sum("[-0.383, +0.000]" in line for line in lines) == len(rows)
+    assert all(line.split()[0] in ("ROUGE-L", "judge", "win") for line in lines if "[-0.3" in line)
+    wide = _render([comparisons_table(block)], width=160)
+    assert sum(f"{pairs[0][0]} − {pairs[0][1]}" in line for line in wide.splitlines()) == 3
+
+
+def test_chitchat_rankings_keep_systems_in_the_system_column(runs: dict[str, Path]) -> None:
+    """chitchat's rankings (issue 42): the system column holds the systems only (ρ between the
+    evaluations, and with the human ranks, in tables of their own), so that at 80 columns it
+    is as wide as the longest name, not as ``ρ 単一評価 ~ 比較評価``."""
+    summary = _summary(runs["chitchat"])
+    tables = [t for t in get_method("chitchat").tables(summary) if isinstance(t, Table)]
+    by_title = {_plain(t.title): t for t in tables}
+    systems = set(summary["systems"])
+    human_ranks = next(t for t in by_title if t.startswith("human rankings ("))
+    for title in ("rankings (1 = best)", human_ranks):
+        assert {_plain(c) for c in by_title[title].columns[0].cells} == systems, title
+    rho = by_title["Spearman ρ between evaluations (over the systems)"]
+    assert [_plain(c) for c in rho.columns[0].cells] == [
+        "単一評価 ~ 比較評価", "単一評価 ~ 簡易評価 (ROUGE-L)", "比較評価 ~ 簡易評価 (ROUGE-L)"
+    ]  # fmt: skip
+    assert [_plain(c.header) for c in rho.columns] == ["evaluations", "ρ", "p", "n"]
+    human = by_title["Spearman ρ with the human rankings"]
+    assert _plain(next(iter(human.columns[0].cells))) == "単一評価 ~ human"
+    assert "[" in _plain(next(iter(human.columns[1].cells)))  # with its 95 % CI
+    out = _render([by_title["rankings (1 = best)"]])
+    width = max(len(s) for s in systems)
+    header = next(line for line in out.splitlines() if "system" in line)
+    assert header.index("単一評価") < width + 10, out  # the system column: the names' width

@@ -994,6 +994,26 @@ BAD_VALUES += [
     ("validate tagger", validate_tagger, "--seed", ("x", "1.5")),
     ("validate tagger", validate_tagger, "--json", (UNWRITABLE + ".json",)),
 ]
+for _command, _base in (
+    ("validate annotator", validate_annotator),
+    ("validate tagger", validate_tagger),
+):
+    BAD_VALUES += [  # the model flags validate shares with run (issue 40 §6)
+        (_command, _base, "--concurrency", ("0", "x")),
+        (_command, _base, "--rpm", ("0", "nan")),
+        (_command, _base, "--timeout", ("0", "inf")),
+        (_command, _base, "--max-retries", ("-1", "many")),
+        (_command, _base, "--retry-window", ("-1", "nan")),
+        (_command, _base, "--max-retry-wait", ("0", "x")),
+        (_command, _base, "--max-failures", ("abc", "-1", "x%")),
+    ]
+    SPECIAL.append(
+        OptionCase(
+            f"{_command} --base-url not a URL",
+            lambda w, b=_base: [*b(w), f"--{b(w)[1]}", "openai:x", "--base-url", "not a url"],
+            ("base", "url", "URL"),
+        )
+    )
 SPECIAL += [
     OptionCase("leaderboard --baseline on a runs_dir that does not exist",
                lambda w: ["leaderboard", "/nonexistent/runs", "--baseline", "human"],

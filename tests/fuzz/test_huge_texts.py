@@ -96,7 +96,8 @@ def test_cohesion_tables_are_clipped() -> None:
 
 def test_score_tables_are_clipped(tmp_path: Path) -> None:
     from taiwa.cli.file_scoring import FileScores
-    from taiwa.display.tables import da_distribution_table, systems_table
+    from taiwa.cli.score_tables import da_distribution_table
+    from taiwa.display.tables import systems_table
 
     estimate = {"value": 0.5, "ci_low": 0.4, "ci_high": 0.6, "n": 3}
     res = FileScores([], {"x" * MAX_TEXT_CHARS: {"dae": estimate, "dami": estimate}})

@@ -16,11 +16,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from taiwa.core.schema import Taxonomy
 from taiwa.harness.method import RE_ASKED
 from taiwa.models.json_replies import extract_json
-from taiwa.core.schema import Taxonomy
 
 if TYPE_CHECKING:
+    from taiwa.models.base import ChatModel
     from taiwa.models.types import ChatRequest, GenerationParams
 
 ALIAS_ACT = "alias_act"
@@ -121,9 +122,11 @@ class TagPrompt:
 
 class LLMTagger:
     """``tag_many`` through a chat model outside a run (``taiwa validate tagger SPEC``):
-    re-asks invalid answers up to ``attempts`` times; ``repairs`` counts by kind."""
+    re-asks invalid answers up to ``attempts`` times (a request that got no reply is not asked
+    again: its retries are spent, as in a run); ``repairs`` counts by kind."""
 
-    def __init__(self, spec: str, prompt: TagPrompt, attempts: int = 2) -> None:
+    def __init__(self, model: ChatModel, spec: str, prompt: TagPrompt, attempts: int = 2) -> None:
+        self.model = model
         self.name = spec
         self.spec = spec
         self.prompt = prompt
@@ -133,7 +136,6 @@ class LLMTagger:
 
     def tag_many(self, contexts: Sequence[str], replies: Sequence[str]) -> list[str | None]:
         from taiwa.models.json_replies import generate_json
-        from taiwa.models.spec import load_model
 
         requests = [
             self.prompt.request(f"tag-{k}", c, r)
@@ -141,10 +143,11 @@ class LLMTagger:
         ]
         outcomes = asyncio.run(
             generate_json(
-                load_model(self.spec),
+                self.model,
                 requests,
                 lambda text: parse_act(text, self.prompt.taxonomy),
                 attempts=self.attempts,
+                reask_failed=False,
             )
         )
         out: list[str | None] = []

@@ -234,8 +234,8 @@ def train_sentence_annotator(
     """Fit the classifier (seed 002 §5.2's recipe, with position features and, with
     ``endings``, sentence-final form features: :mod:`.da_sentence_endings`) and the importance
     model on ``train``; returns the annotator and the training info."""
-    from taiwa.annotators.da_classifier.model import fit
     from taiwa.annotators.da_classifier.features import FeatureSettings
+    from taiwa.annotators.da_classifier.model import fit
 
     unknown = sorted({s.act for r in train for s in r.steps} - set(acts))
     if unknown:

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from pydantic import ValidationError
 
 from taiwa.core.errors import InputError
-from taiwa.models.json_replies import extract_json
-from taiwa.metrics.da_steps import TOLERANCE, ImportanceWarning, normalised_steps
 from taiwa.core.schema import DASequence, DAStep, Taxonomy
+from taiwa.metrics.da_steps import TOLERANCE, ImportanceWarning, normalised_steps
+from taiwa.models.json_replies import extract_json
 
 RENORMALISED = "renormalised"
 """Importances that did not sum to 1 (beyond :data:`~taiwa.metrics.da_steps.TOLERANCE`)."""

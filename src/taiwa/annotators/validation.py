@@ -26,9 +26,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from taiwa.annotators.sentence_annotator import position_class
+from taiwa.core.schema import DASequence, DAStep
 from taiwa.metrics.da_sequence import wed
 from taiwa.metrics.stats import bootstrap_ci, precision_recall_f1
-from taiwa.core.schema import DASequence, DAStep
 
 NONE = "∅"
 """The confusion-matrix label of a step one side lacks."""

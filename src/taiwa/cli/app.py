@@ -11,14 +11,20 @@ import typer
 from taiwa import __version__
 from taiwa.cli.build import build_app
 from taiwa.cli.da import da_app
-from taiwa.cli.help import one_line_summaries, only_the_command_asked, show_flags_as_flags
+from taiwa.cli.help import (
+    click_exceptions,
+    one_line_summaries,
+    only_the_command_asked,
+    show_flags_as_flags,
+    usage_line,
+)
 from taiwa.cli.report import register as register_report
 from taiwa.cli.run import register as register_run
 from taiwa.cli.validate import validate_app
-from taiwa.display.console import make_console
 from taiwa.core.errors import TaiwaError
-from taiwa.metrics.flags import small_n_lines
+from taiwa.display.console import make_console
 from taiwa.harness.collector import exiting
+from taiwa.metrics.flags import small_n_lines
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -50,7 +56,9 @@ JsonOut = Annotated[
     Path | None,
     typer.Option("--json", help="Also write per-item scores and the summary to this JSON file."),
 ]
-Seed = Annotated[int, typer.Option(min=0, help="Seed of the bootstrap resampling (95 % CIs).")]
+Seed = Annotated[
+    int, typer.Option(min=0, max=2**63 - 1, help="Seed of the bootstrap resampling (95 % CIs).")
+]
 
 
 def _version(value: bool) -> None:
@@ -133,7 +141,9 @@ def score_wed(
 
     res = score_da_sequence_files(pred, gold, load_taxonomy(taxonomy), seed=seed)
     _finish(
-        res, score_tables.da_sequence_table(res, f"WED: {pred.name} vs {gold.name}", ("wed",)), json_out
+        res,
+        score_tables.da_sequence_table(res, f"WED: {pred.name} vs {gold.name}", ("wed",)),
+        json_out,
     )
 
 
@@ -156,7 +166,9 @@ def score_wlcs(
 
     res = score_da_sequence_files(pred, gold, load_taxonomy(taxonomy), seed=seed)
     _finish(
-        res, score_tables.da_sequence_table(res, f"WLCS: {pred.name} vs {gold.name}", ("wlcs",)), json_out
+        res,
+        score_tables.da_sequence_table(res, f"WLCS: {pred.name} vs {gold.name}", ("wlcs",)),
+        json_out,
     )
 
 
@@ -198,10 +210,10 @@ def score_dami(
     """Dialogue Act Mutual Information (previous act → reply act) per system, in bits (seed 002)."""
     _writable(json_out)
     from taiwa.cli import score_tables
-    from taiwa.display import tables
     from taiwa.cli.file_scoring import score_da_tag_file
-    from taiwa.metrics import transition_lift
     from taiwa.core.taxonomies import load_taxonomy
+    from taiwa.display import tables
+    from taiwa.metrics import transition_lift
 
     tax = load_taxonomy(taxonomy)
     res = score_da_tag_file(file, tax, seed=seed)
@@ -236,7 +248,11 @@ def score_rouge(
 
     res = score_rouge_files(pred, ref, seed=seed)
     _finish(
-        res, score_tables.rouge_table(res, f"ROUGE: {pred.name} vs {ref.name}"), json_out, "pred", "ref"
+        res,
+        score_tables.rouge_table(res, f"ROUGE: {pred.name} vs {ref.name}"),
+        json_out,
+        "pred",
+        "ref",
     )
 
 
@@ -261,9 +277,26 @@ def main(argv: list[str] | None = None) -> None:
     scripts) it leaves the collector alone."""
     args = sys.argv[1:] if argv is None else argv
     debug = "--debug" in args
+    clicks = click_exceptions()
     try:
-        # click handles usage errors itself (exit code 2)
-        only_the_command_asked(app, args)(args=args, prog_name="taiwa")
+        # not standalone: click's usage errors come here, to be one line (exit code 2)
+        code = only_the_command_asked(app, args)(
+            args=args, prog_name="taiwa", standalone_mode=False
+        )
+    except clicks.ClickException as exc:
+        if isinstance(exc, getattr(clicks, "NoArgsIsHelpError", ())):
+            from typer.rich_utils import rich_format_error
+
+            rich_format_error(exc)  # type: ignore[arg-type]  # no arguments: the help
+        else:
+            from rich.markup import escape
+
+            line = usage_line(exc) if isinstance(exc, clicks.UsageError) else exc.format_message()
+            err.print(f"[red]error:[/red] {escape(line)}", highlight=False, soft_wrap=True)
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        err.print("Aborted!", highlight=False)
+        sys.exit(1)
     except TaiwaError as exc:
         if debug:
             raise
@@ -277,3 +310,6 @@ def main(argv: list[str] | None = None) -> None:
     finally:
         if argv is None:  # called as the ``taiwa`` process, which ends here
             exiting()
+    # like click's standalone mode: the command's end is the process's exit (0, or typer.Exit's
+    # code, e.g. 130 after Ctrl-C)
+    sys.exit(code if isinstance(code, int) else 0)

@@ -155,7 +155,9 @@ def build_audio(
         Path | None,
         typer.Option(help="Dataset written with the audio paths (default OUT/<data name>.jsonl)."),
     ] = None,
-    limit: Annotated[int | None, typer.Option(min=1, help="Only the first N records.")] = None,
+    limit: Annotated[
+        int | None, typer.Option(min=1, max=2**63 - 1, help="Only the first N records.")
+    ] = None,
     speed: Annotated[float, typer.Option(min=0.5, max=2.0, help="Speaking rate.")] = 1.0,
 ) -> None:
     """Speak a dataset's texts as 24 kHz / 16-bit / mono WAV files with 120 ms of silence on

@@ -93,7 +93,7 @@ def _print_split(name: str, metrics: dict[str, Any], acts: tuple[str, ...]) -> N
 def check() -> None:
     """Retrain the default classifier in memory from the bundled data (a few minutes) and
     compare it with the shipped model; exit 1 when it differs."""
-    from taiwa.annotators import da_classifier_recipe as recipe
+    from taiwa.annotators.da_classifier import recipe
     from taiwa.annotators.da_classifier.model import DAClassifier, differences
 
     shipped = DAClassifier.load()
@@ -119,11 +119,19 @@ def train_command(
             "fine-tune; without it, the default classifier's recipe is trained (CPU, minutes)."
         ),
     ] = None,
-    epochs: Annotated[int, typer.Option(min=1, help="Epochs; the best by validation is kept.")] = 4,
-    batch_size: Annotated[int, typer.Option(min=1, help="Examples per optimiser step.")] = 16,
+    epochs: Annotated[
+        int, typer.Option(min=1, max=1_000, help="Epochs; the best by validation is kept.")
+    ] = 4,
+    batch_size: Annotated[
+        int, typer.Option(min=1, max=65_536, help="Examples per optimiser step.")
+    ] = 16,
     lr: Annotated[float, typer.Option(help="AdamW learning rate (positive).")] = 5e-5,
-    max_length: Annotated[int, typer.Option(min=8, help="Tokens per (context, reply) pair.")] = 128,
-    seed: Annotated[int, typer.Option(min=0, help="Seed of the split, upsampling, init.")] = 0,
+    max_length: Annotated[
+        int, typer.Option(min=8, max=65_536, help="Tokens per (context, reply) pair.")
+    ] = 128,
+    seed: Annotated[
+        int, typer.Option(min=0, max=2**32 - 1, help="Seed of the split, upsampling, init.")
+    ] = 0,
     overwrite: Annotated[bool, typer.Option(help="Replace a non-empty --out.")] = False,
     char_ngram: Annotated[
         bool,
@@ -168,8 +176,17 @@ def train_command(
         console.print(f"wrote {out}")
         return
     from taiwa.annotators.da_classifier.encoder import require_hf
-    from taiwa.annotators.da_classifier.encoder_train import train_encoder
+    from taiwa.annotators.da_classifier.encoder_train import (
+        check_base,
+        check_out,
+        check_settings,
+        train_encoder,
+    )
 
+    # before torch is imported (15 s): wrong settings, --base or --out are refused at once
+    check_settings(epochs, batch_size, lr, max_length)
+    check_base(base)
+    check_out(out, overwrite)
     require_hf()
     with _train_progress() as bar:
         meta = train_encoder(

@@ -5,10 +5,14 @@
    (:mod:`taiwa.harness.demo_spec`), run here through the runner, e.g. da-response end to end
    with a baseline and the embedded LLM, cohesion on the bundled labelled dialogues.
 3. The HTML report of every run directory the demo wrote (``runs/demo/report.html``).
+4. The next three commands a user runs on their own model (issue 42): the demo's run of the
+   embedded LLM alone on one method, with an OpenAI-compatible endpoint in its place; the
+   report of that run; its paired comparison with the demo's run (:func:`next_commands`).
 """
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Sequence
 from contextlib import nullcontext
 from pathlib import Path
@@ -17,11 +21,11 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 
 from taiwa.cli import score_tables
-from taiwa.display import tables
 from taiwa.cli.file_scoring import score_da_sequence_files, score_da_tag_file, score_rouge_files
 from taiwa.core.io import write_json
 from taiwa.core.samples import sample_path
 from taiwa.core.taxonomies import load_taxonomy
+from taiwa.display import tables
 
 if TYPE_CHECKING:
     from taiwa.harness.config import RunConfig
@@ -129,3 +133,54 @@ def run_demo(console: Console, out_dir: Path | None = None) -> None:
 
     report = write_report([out], out / "report.html", methods=all_methods())
     console.print(f"Report (open it in a browser): {report}")
+    commands = next_commands(out)
+    if commands:
+        console.print(
+            "\nNext, your own model on an OpenAI-compatible endpoint (vLLM, llama.cpp's server, "
+            "Ollama, a hosted API with its key in OPENAI_API_KEY): write its name for MODEL and "
+            "its URL (e.g. http://127.0.0.1:8000/v1) for URL, then evaluate it, write its "
+            "report, and compare it with the demo LLM on the same items:",
+            highlight=False,
+        )
+        for command in commands:
+            console.print(command, markup=False, highlight=False, soft_wrap=True)
+
+
+MODEL_RUN_DIR = Path("runs") / "mine"
+"""Where the first of :func:`next_commands` writes the user's run."""
+
+
+def next_commands(out: Path) -> list[str]:
+    """The three commands a user runs after the demo, on their own model: ``taiwa run`` of the
+    first demo run (registry order) that asks the embedded LLM alone with the method's
+    defaults (no role, option or data of its own), with ``openai:MODEL`` at ``URL`` in its
+    place and its ``--limit`` and ``--max-tokens``; ``taiwa report`` of that run; and
+    ``taiwa compare`` of the demo's run with it, which pairs the two on the same items (the
+    same settings, so `taiwa compare` accepts them). Empty when no method declares such a
+    run. Chosen by what the runs declare: the CLI knows no method by name."""
+    from taiwa.benchmarks import get_method, method_names
+
+    for name in method_names():
+        for step in get_method(name).demo().steps:
+            for demo_run in step.runs:
+                if tuple(demo_run.systems) != ("demo",) or demo_run.roles or demo_run.options:
+                    continue
+                if demo_run.data is not None:
+                    continue
+                run = f"taiwa run {name} -m openai:MODEL --base-url URL"
+                if demo_run.limit is not None:
+                    run += f" --limit {demo_run.limit}"
+                if demo_run.max_tokens is not None:
+                    run += f" --max-tokens {demo_run.max_tokens}"
+                mine = MODEL_RUN_DIR.as_posix()
+                return [
+                    f"{run} --out {mine}",
+                    f"taiwa report {mine}",
+                    f"taiwa compare {_shell_path(out / demo_run.out)} {mine}",
+                ]
+    return []
+
+
+def _shell_path(path: Path) -> str:
+    """``path`` as a shell word (quoted when it holds a space or another special character)."""
+    return shlex.quote(path.as_posix())

@@ -12,13 +12,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from taiwa.metrics.flags import plug_in_flags
 from taiwa.core.io import InputError, index_by_id, read_records
+from taiwa.core.schema import DASequenceRecord, TaggedReply, Taxonomy, TextRecord
 from taiwa.metrics import rouge_ja, wed, wlcs
 from taiwa.metrics.da_bootstrap import PLUG_IN_FLOORS, act_distribution, distinct_with_bias
 from taiwa.metrics.da_steps import ImportanceWarning
+from taiwa.metrics.flags import plug_in_flags
 from taiwa.metrics.stats import Estimate, bootstrap_ci, majority_vote, mean_estimate
-from taiwa.core.schema import DASequenceRecord, TaggedReply, Taxonomy, TextRecord
 from taiwa.text.tokenizer import default_tokenizer
 
 

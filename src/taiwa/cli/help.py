@@ -1,7 +1,8 @@
 """How ``taiwa --help`` shows its options and commands: a boolean flag (``--overwrite``,
 ``--quiet``) is shown as a flag, without the ``<bool>`` value type that typer's rich help puts
 beside every option (a flag takes no value: ``--overwrite true`` is an error); a command's
-summary in the list of commands is its docstring's first paragraph on one line."""
+summary in the list of commands is its docstring's first paragraph on one line; a usage error
+(a misspelt flag, a bad value) is one line naming the closest flag (:func:`usage_line`)."""
 
 from __future__ import annotations
 
@@ -66,3 +67,26 @@ def _command_name(info: Any) -> str | None:
         return str(info.name)
     callback = info.callback
     return typer.main.get_command_name(callback.__name__) if callback else None
+
+
+def usage_line(exc: Any) -> str:
+    """A click usage error (``click.UsageError``) as one line instead of typer's five-line box:
+    what is wrong, the closest flag for a misspelt one, and where the help is
+    (``no such option --limt; did you mean --limit? (taiwa run --help)``)."""
+    if isinstance(exc, click_exceptions().NoSuchOption):
+        closest = exc.possibilities[0] if exc.possibilities else None  # most similar first
+        what = f"no such option {exc.option_name}"
+        if closest:
+            what += f"; did you mean {closest}?"
+    else:
+        what = " ".join(exc.format_message().split())
+    ctx = getattr(exc, "ctx", None)
+    return f"{what} ({ctx.command_path} --help)" if ctx is not None else what
+
+
+def click_exceptions() -> Any:
+    """The module of the click exceptions typer raises: typer may carry its own copy of click
+    (``typer._click``), whose exceptions are not ``click``'s."""
+    import sys
+
+    return sys.modules[typer.BadParameter.__module__]

@@ -97,8 +97,8 @@ def register(app: typer.Typer, console: Console) -> None:
         minimum detectable difference), as one joint run of them would print; refuses runs
         on other items or settings."""
         from taiwa.benchmarks import all_methods
-        from taiwa.display.comparison_table import comparisons_table
         from taiwa.core.io import write_json
+        from taiwa.display.comparison_table import comparisons_table
         from taiwa.report.compare_runs import compare_runs
 
         block = compare_runs(run_dirs, all_methods(), baseline=baseline)

@@ -7,13 +7,12 @@ are set with ``--role NAME=SPEC`` (or the shorthands ``--annotator``, ``--judge`
 
 from __future__ import annotations
 
-import math
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from taiwa.cli import model_flags as mf
 from taiwa.models.spec import HELP as MODEL_HELP
 
 if TYPE_CHECKING:
@@ -51,22 +50,6 @@ def _method_help(name: str) -> list[Any]:
         opts.add_row(name, default, text)
     out.append(opts if opts.row_count else "options: none")
     return out
-
-
-def _allowed(spec: str | None, total: int) -> float:
-    """``--max-failures``: a count (``3``) or a share of the samples (``5%``)."""
-    from taiwa.core.errors import TaiwaError
-
-    if spec is None:
-        return 0
-    text = spec.strip()
-    try:
-        value = float(text[:-1]) / 100 * total if text.endswith("%") else float(text)
-    except ValueError:
-        raise TaiwaError(f"--max-failures expects N or P%, got {spec!r}") from None
-    if not math.isfinite(value) or value < 0:
-        raise TaiwaError(f"--max-failures must be a number >= 0 (or P%), got {spec[:40]!r}")
-    return value
 
 
 def _comma_specs(value: str | None) -> list[str]:
@@ -163,27 +146,14 @@ def register(app: typer.Typer, console: Console) -> None:
         config: Annotated[
             Path | None, typer.Option("--config", help="run.yaml with the same settings.")
         ] = None,
-        base_url: Annotated[str | None, typer.Option(help="Base URL for openai: models.")] = None,
+        base_url: mf.BaseUrl = None,
         limit: Annotated[int | None, typer.Option(help="Only the first N samples.")] = None,
-        concurrency: Annotated[
-            int | None, typer.Option(help="Requests in flight per model (default 16).")
-        ] = None,
-        rpm: Annotated[float | None, typer.Option(help="Requests per minute limit.")] = None,
-        timeout: Annotated[float | None, typer.Option(help="Per-request timeout, seconds.")] = None,
-        max_retries: Annotated[
-            int | None, typer.Option(help="Retries on 429/5xx/timeouts (default 5).")
-        ] = None,
-        retry_window: Annotated[
-            float | None,
-            typer.Option(help="Seconds to keep retrying a server that cannot be reached (120)."),
-        ] = None,
-        max_retry_wait: Annotated[
-            float | None,
-            typer.Option(
-                help="Longest wait for one Retry-After, seconds (600); a longer one is cut "
-                "to this, with a note."
-            ),
-        ] = None,
+        concurrency: mf.Concurrency = None,
+        rpm: mf.Rpm = None,
+        timeout: mf.Timeout = None,
+        max_retries: mf.MaxRetries = None,
+        retry_window: mf.RetryWindow = None,
+        max_retry_wait: mf.MaxRetryWait = None,
         temperature: Annotated[
             float | None, typer.Option(help="Sampling temperature of the systems (default 0).")
         ] = None,
@@ -214,10 +184,7 @@ def register(app: typer.Typer, console: Console) -> None:
             Path | None,
             typer.Option(help="A YAML/JSON file of prices: MODEL: {in: IN, out: OUT}."),
         ] = None,
-        max_failures: Annotated[
-            str | None,
-            typer.Option(help="Exit 0 despite up to N (or P%) failed samples (default 0)."),
-        ] = None,
+        max_failures: mf.MaxFailures = None,
         overwrite: Annotated[
             bool,
             typer.Option("--overwrite", help="Replace a run directory that holds another run."),
@@ -260,14 +227,10 @@ def register(app: typer.Typer, console: Console) -> None:
             "options": options,
             "data": data,
             "out": out,
-            "base_url": base_url,
             "limit": limit,
-            "concurrency": concurrency,
-            "rpm": rpm,
-            "timeout": timeout,
-            "max_retries": max_retries,
-            "retry_window": retry_window,
-            "max_retry_wait": max_retry_wait,
+            **mf.model_settings(
+                base_url, concurrency, rpm, timeout, max_retries, retry_window, max_retry_wait
+            ),
             "temperature": temperature,
             "max_tokens": max_tokens,
             "seed": seed,
@@ -289,17 +252,16 @@ def register(app: typer.Typer, console: Console) -> None:
         cfg = resolve_config(config, overrides, shorthands)
         plan = prepare(cfg, get_method(cfg.method))
         try:
-            allowed = _allowed(max_failures, len(plan.samples))
+            mf.allowed_failures(
+                max_failures, len(plan.samples)
+            )  # a malformed value: before the run
         except BaseException:
             plan.close()  # what the stages hold (a worker process) goes with the plan
             raise
         res = execute(plan, show_progress=not quiet, overwrite=overwrite)
-        from taiwa.display.tables import print_result  # rich, imported after the run, not on its way
+        from taiwa.display.tables import (
+            print_result,  # rich, imported after the run, not on its way
+        )
 
         print_result(console, res)
-        if res.failures > allowed:
-            console.print(
-                f"[red]error:[/red] {res.failures} failed sample(s) exceed --max-failures "
-                f"{max_failures or 0}: exit 1"
-            )
-            sys.exit(1)
+        mf.exit_on_failures(console, res.failures, len(plan.samples), max_failures)

@@ -48,7 +48,9 @@ def da_distribution_table(res: FileScores, title: str, columns: tuple[str, ...])
         cells = [clip(system), str(row["dae"]["n"])]
         for c in columns:
             cells.append(
-                ci_inline(row[c]) if isinstance(row.get(c), dict) else f"{row.get(c, float('nan')):.3f}"
+                ci_inline(row[c])
+                if isinstance(row.get(c), dict)
+                else f"{row.get(c, float('nan')):.3f}"
             )
         t.add_row(*cells)
     return t

@@ -1,6 +1,7 @@
 """The two helpers every terminal table uses: :func:`clip` (bounded, escaped cells) and
 :func:`compact_table` (no vertical rules: fits 80 columns). Their own module so that table
-modules :mod:`taiwa.display.tables` prints (e.g. :mod:`taiwa.display.comparison_table`) need not import it;
+modules :mod:`taiwa.display.tables` prints (e.g. :mod:`taiwa.display.comparison_table`) need not
+import it;
 :mod:`taiwa.display.tables` re-exports them."""
 
 from __future__ import annotations
@@ -21,10 +22,10 @@ def clip(text: str, limit: int = CLIP) -> str:
     return escape(text if len(text) <= limit else text[: limit - 1] + "…")
 
 
-def compact_table(title: str, caption: str | None = None) -> Table:
-    """A table with no vertical rules and no edge: a wide table (ten columns and more) still
-    fits an 80-column terminal."""
-    return Table(
+def compact_table(title: str, caption: str | None = None, *, kind: type[Table] = Table) -> Table:
+    """A table (a ``kind``: :class:`~rich.table.Table` or a subclass) with no vertical rules and
+    no edge: a wide table (ten columns and more) still fits an 80-column terminal."""
+    return kind(
         title=title,
         title_justify="left",
         caption=caption,

@@ -14,6 +14,7 @@ from typing import Any
 from rich.table import Table
 
 from taiwa.display.cells import clip, compact_table
+from taiwa.display.fit import HeadedTable
 
 ARROW = {"higher": "↑", "lower": "↓"}
 HEADERS = ("pair", "metric", "a − b [95% CI]", "p Holm", "MDD", "n", "out")
@@ -64,10 +65,13 @@ def caption(block: Mapping[str, Any]) -> str:
 
 
 def comparisons_table(block: Mapping[str, Any], title: str = "paired comparisons") -> Table:
-    """The block as a rich table without vertical rules (fits an 80-column terminal)."""
-    t = compact_table(title, caption=caption(block))
-    t.add_column("pair", max_width=22, overflow="fold")
-    t.add_column("metric", max_width=12, overflow="fold")
+    """The block as a rich table without vertical rules. Its pairs name the groups of rows
+    (:class:`~taiwa.display.fit.HeadedTable`): where the table does not fit the terminal as it
+    is (80 columns, long system names), each pair is printed once on a line of its own above
+    its metrics, so that no system name is wrapped."""
+    t = compact_table(title, caption=caption(block), kind=HeadedTable)
+    t.add_column("pair", no_wrap=True)
+    t.add_column("metric", no_wrap=True)
     t.add_column("a − b [95% CI]", justify="right", no_wrap=True)
     for name in HEADERS[3:]:
         t.add_column(name, justify="right", no_wrap=True)

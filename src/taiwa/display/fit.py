@@ -1,14 +1,19 @@
 """Tables that fit the terminal, at 80 columns and in pipes as on a wide screen.
 
-Every console of the CLI (:func:`taiwa.display.console.make_console`) carries a render hook that lays
+Every console of the CLI (:func:`taiwa.display.console.make_console`) carries a render hook that
+lays
 out each ``rich`` table it prints before rich does (:func:`fit_table`): no name is broken
 mid-word and no column is lost or cut with an ellipsis. Names (no-wrap columns) and numbers
 (right-aligned columns) keep their whole lines, text columns wrap between words (Japanese text
 between any two characters). The first layout that fits is printed: the table as it is; compact
 (no vertical rules or edge); its text wrapped, boxed then compact; else stacked: its first
 column (the row names) repeated beside as many of the other columns as fit, part after part,
-the title above the first part and the caption below the last. Only the terminal's layout
-changes: the report renders the method's tables itself, cell for cell.
+the title above the first part and the caption below the last. A :class:`HeadedTable` (its
+first column names groups of rows, e.g. the pair of systems of paired comparisons) that does
+not fit as it is prints each name on a line of its own above its rows instead (headed). Only
+the terminal's layout changes: the report renders the method's tables itself, cell for cell.
+A rule's title (a section of ``taiwa demo``) too long for one line is printed whole below a
+bare rule, never cut with an ellipsis.
 """
 
 from __future__ import annotations
@@ -23,11 +28,22 @@ from rich import box
 from rich.cells import cell_len
 from rich.console import Console, ConsoleRenderable, RenderableType, RenderHook
 from rich.measure import Measurement
+from rich.padding import Padding
+from rich.rule import Rule
 from rich.table import Column, Table
 from rich.text import Text
 
 MIN_TEXT = 8
 """The narrowest a text column is made when a table cannot fit otherwise (a last resort)."""
+
+INDENT = 2
+"""How far the rows of a headed layout (:class:`HeadedTable`) stand in from their name."""
+
+
+class HeadedTable(Table):
+    """A table whose first column names a group of rows (consecutive rows with the same first
+    cell): when the table does not fit as it is, :func:`fit_table` prints each name once, on a
+    line of its own, with its rows below it, rather than wrapping the names in a column."""
 
 
 def _wide(ch: str) -> bool:
@@ -140,7 +156,8 @@ def _widths(lo: Sequence[int], hi: Sequence[int], budget: int) -> list[int]:
 
 
 def _compact(table: Table) -> Table:
-    """``table`` without vertical rules, edge or doubled padding (``taiwa.display.tables.compact_table``'s
+    """``table`` without vertical rules, edge or doubled padding
+    (``taiwa.display.tables.compact_table``'s
     look): about two columns fewer per column."""
     new = copy.copy(table)
     new.box = box.SIMPLE_HEAD
@@ -194,6 +211,10 @@ def fit_table(table: Table, console: Console, width: int) -> list[RenderableType
             if sum(widest) + _overhead(layout, n) <= width:
                 widths = _widths(lo, hi, width - _overhead(layout, n))
                 return [_part(layout, everything, widths, hi)]
+        if isinstance(table, HeadedTable) and n > 1:
+            headed = _headed(table, console, width, lo, hi)
+            if headed is not None:
+                return headed
     layout = _compact(table)
     if n < 3:  # nothing to stack: squeeze
         return [_part(layout, everything, _widths(lo, hi, width - _overhead(layout, n)), hi)]
@@ -219,6 +240,53 @@ def fit_table(table: Table, console: Console, width: int) -> list[RenderableType
     return out
 
 
+def _headed(
+    table: HeadedTable, console: Console, width: int, lo: Sequence[int], hi: Sequence[int]
+) -> list[RenderableType] | None:
+    """``table`` with each group's name (its first cell) on a line of its own and the group's
+    rows below it, indented by :data:`INDENT`, every part at the same column widths (so that
+    the columns line up from part to part); None when the other columns do not fit either."""
+    layout = _compact(table)
+    n = len(table.columns)
+    keep = list(range(1, n))
+    budget = width - INDENT - _overhead(layout, n - 1)
+    if sum(lo[1:]) > budget:
+        return None
+    widths = _widths(lo[1:], hi[1:], budget)
+    cells = list(table.columns[0].cells)
+    names = [_as_text(console, c) for c in cells]
+    plain = [t.plain if t is not None else str(c) for t, c in zip(names, cells, strict=True)]
+    out: list[RenderableType] = []
+    if table.title:
+        out.append(_line(table.title, "table.title"))
+    head = _part(layout, keep, widths, hi)
+    head.title = head.caption = None
+    _keep_rows(head, 0, 0)
+    out.append(Padding(head, (0, 0, 0, INDENT), expand=False))
+    start = 0
+    for k in range(1, len(plain) + 1):
+        if k < len(plain) and plain[k] in ("", plain[start]):
+            continue
+        heading = names[start]
+        out.append(heading if heading is not None else cells[start])
+        part = _part(layout, keep, widths, hi)
+        part.title = part.caption = None
+        part.show_header = False
+        _keep_rows(part, start, k)
+        out.append(Padding(part, (0, 0, 0, INDENT), expand=False))
+        start = k
+    if table.caption:
+        out.append(_line(table.caption, "table.caption"))
+    return out
+
+
+def _keep_rows(table: Table, start: int, stop: int) -> None:
+    """Keep only the rows ``start`` to ``stop`` (excluded) of a part made by :func:`_part`."""
+    table.rows = table.rows[start:stop]
+    for col in table.columns:
+        col._cells = list(col._cells[start:stop])
+
+
 def _line(text: Any, style: str) -> RenderableType:
     """A table's title or caption printed on its own, wrapped at the console's width."""
     return Text.from_markup(text, style=style) if isinstance(text, str) else text
@@ -236,9 +304,26 @@ class FitTables(RenderHook):
         for r in renderables:
             if isinstance(r, Table):
                 out += fit_table(r, self.console, self.console.width)  # type: ignore[arg-type]
+            elif isinstance(r, Rule):
+                out += fit_rule(r, self.console, self.console.width)
             else:
                 out.append(r)
         return out
+
+
+def fit_rule(rule: Rule, console: Console, width: int) -> list[ConsoleRenderable]:
+    """``rule`` as it is when its title fits on the line; else a bare rule with the whole title
+    below it, wrapped between words (rich would cut the title with an ellipsis)."""
+    if not rule.title:
+        return [rule]
+    title = (
+        console.render_str(rule.title, style="rule.text")
+        if isinstance(rule.title, str)
+        else rule.title
+    )
+    if cell_len(title.plain) + 4 <= width:
+        return [rule]
+    return [Rule(characters=rule.characters, style=rule.style, end=rule.end), title]
 
 
 def fitting_console(**kwargs: Any) -> Console:

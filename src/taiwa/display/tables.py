@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.markup import escape
 from rich.table import Table
 
-from taiwa.metrics.flags import flag_lines, marked, too_few
 from taiwa.display.cells import CLIP, clip, compact_table
+from taiwa.metrics.flags import flag_lines, marked, too_few
 
 __all__ = [
     "CLIP",
@@ -24,11 +23,11 @@ __all__ = [
     "note_line",
     "print_result",
     "systems_table",
+    "totals_line",
 ]
 
 if TYPE_CHECKING:
     from rich.console import Console
-
 
 
 def bound(x: Any, digits: int) -> str:
@@ -44,7 +43,8 @@ def small_marked(cell: str, d: Mapping[str, Any]) -> str:
 
 def ci_cell(d: Mapping[str, Any] | None, digits: int = 3) -> str:
     """An estimate as ``value`` over ``[low, high]`` (``–`` when missing or NaN; a missing
-    bound, when the estimate has no interval, is ``–`` too), marked :data:`~taiwa.metrics.flags.MARK`
+    bound, when the estimate has no interval, is ``–`` too), marked
+    :data:`~taiwa.metrics.flags.MARK`
     when it rests on fewer than :data:`~taiwa.metrics.flags.CI_MIN_N` items."""
     if not d or d.get("value") is None or d["value"] != d["value"]:
         return "–"
@@ -149,10 +149,17 @@ def _tokens(n: Any) -> str:
     return "?" if n is None else f"{n:,}"
 
 
-def cost_table(calls: list[dict[str, Any]]) -> Table | None:
+def _usd(cost: Any, lower_bound: Any) -> str:
+    return "-" if cost is None else f"{'≥' if lower_bound else ''}{cost:.4f}"
+
+
+def cost_table(
+    calls: list[dict[str, Any]], totals: Mapping[str, Any] | None = None
+) -> Table | None:
     """Tokens in and out per role and model, cached tokens apart, and with prices the cost in
-    USD (``≥`` when replies of unknown usage were left out); None when no model of the run
-    counts tokens."""
+    USD (``≥`` when replies of unknown usage were left out; ``cached`` for a role whose every
+    reply came from the cache); below, with several roles, the run's ``total`` (``totals``
+    of summary.json); None when no model of the run counts tokens."""
     rows = [c for c in calls if c.get("tokens_in") is not None]
     if not rows:
         return None
@@ -180,12 +187,59 @@ def cost_table(calls: list[dict[str, Any]]) -> Table | None:
             _tokens(c.get("cached_tokens_out")),
             str(c.get("usage_unknown", 0) + c.get("cached_usage_unknown", 0)),
         ]
-        if priced:
-            cost = c.get("cost_usd")
-            bound = "≥" if c.get("cost_lower_bound") else ""
-            cells.append("-" if cost is None else f"{bound}{cost:.4f}")
+        if priced:  # a role answered wholly from the cache cost nothing: "cached"
+            cached = c.get("cache_hits") and not c.get("calls")
+            cells.append("cached" if cached else _usd(c.get("cost_usd"), c.get("cost_lower_bound")))
         t.add_row(*cells)
+    if totals is not None and len(rows) > 1 and totals.get("tokens_in") is not None:
+        cells = [
+            "total",
+            "",
+            *(_tokens(totals.get(k)) for k in ("tokens_in", "tokens_out")),
+            *(_tokens(totals.get(k)) for k in ("cached_tokens_in", "cached_tokens_out")),
+            str(totals.get("usage_unknown", 0)),
+        ]
+        if priced:
+            cached = not totals["tokens_in"] and not totals["tokens_out"]
+            cached = cached and bool(totals["cached_tokens_in"] or totals["cached_tokens_out"])
+            cost = _usd(totals.get("cost_usd"), totals.get("cost_lower_bound"))
+            cells.append("cached" if cached and not totals.get("usage_unknown") else cost)
+        t.rows[-1].end_section = True
+        t.add_row(*cells, style="bold")
     return t
+
+
+def totals_line(totals: Mapping[str, Any]) -> str:
+    """The run's total in one line (``totals`` of summary.json, issue 42): requests, those
+    from the cache apart, tokens and cost, and the requests retried or failed, which a paid
+    API may bill though no token count holds them."""
+    parts = [
+        f"{totals['requests']:,} request(s) ({totals['cache_hits']:,} from the cache, "
+        f"{totals['calls']:,} sent)"
+    ]
+    if totals.get("tokens_in") is not None:
+        parts.append(f"tokens sent {totals['tokens_in']:,} in, {totals['tokens_out']:,} out")
+        if totals.get("cached_tokens_in") or totals.get("cached_tokens_out"):
+            parts.append(
+                f"cached {totals['cached_tokens_in']:,} in, {totals['cached_tokens_out']:,} out "
+                "(free)"
+            )
+    if totals.get("cost_usd") is not None:
+        cost = f"USD {_usd(totals['cost_usd'], totals.get('cost_lower_bound'))}"
+        if totals.get("cached_cost_usd"):
+            cost += f" (the cached replies would have cost {totals['cached_cost_usd']:.4f})"
+        parts.append(cost)
+    apart = [
+        f"{totals[k]:,} {word}"
+        for k, word in (("retries", "retried"), ("failures", "failed"))
+        if totals.get(k)
+    ]
+    if apart:
+        parts.append(
+            f"{' and '.join(apart)} request(s) counted apart: in no token count, though a "
+            "paid API may bill them"
+        )
+    return "run total: " + "; ".join(parts)
 
 
 class _Tabulating(Protocol):
@@ -218,9 +272,11 @@ def print_result(console: Console, res: ShownRun) -> None:
         console.print(f"[bold yellow]{escape(line)}[/bold yellow]")
     if s["calls"]:
         console.print(calls_table(s["calls"]))
-        cost = cost_table(s["calls"])
+        cost = cost_table(s["calls"], s.get("totals"))
         if cost is not None:
             console.print(cost)
+        if s.get("totals"):
+            console.print(escape(totals_line(s["totals"])), highlight=False)
     for note in s["notes"]:
         console.print(note_line(note))
     failed = {k: v for k, v in s["failures"].items() if v}

@@ -10,9 +10,9 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 
 from taiwa.core.errors import InputError, TaiwaError
 from taiwa.core.io import read_yaml, shown
+from taiwa.core.schema import error_text
 from taiwa.models.spec import ModelOptions
 from taiwa.models.types import GenerationParams
-from taiwa.core.schema import error_text
 
 MAX_COUNT = 2**63 - 1
 """The largest count or seed a run takes (what a machine integer holds): larger values, from

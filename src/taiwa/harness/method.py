@@ -23,10 +23,11 @@ from pydantic import BaseModel, ConfigDict
 from taiwa.models.types import ChatRequest, ChatResponse, GenerationParams
 
 if TYPE_CHECKING:
-    from taiwa.metrics.comparisons import ComparedMetric
+    from taiwa.display.section import Section
     from taiwa.harness.demo_spec import Demo
     from taiwa.harness.run_reader import RunData
-    from taiwa.display.section import Section
+    from taiwa.metrics.comparisons import ComparedMetric
+    from taiwa.models.spec import ModelOptions
 
 Row = dict[str, Any]
 """One output line of a stage for one sample (written to the stage's JSONL file)."""
@@ -93,7 +94,8 @@ class Role:
 class Retry:
     """Returned by :meth:`Stage.finish` when a reply did not validate: the runner re-asks each
     request of the sample with the model's own output and ``reason`` appended as a repair turn
-    (:func:`taiwa.models.json_replies.repair_turn`), up to the stage's ``attempts``. ``repair`` is the
+    (:func:`taiwa.models.json_replies.repair_turn`), up to the stage's ``attempts``. ``repair`` is
+    the
     repair message (``{error}`` is the reason); ``None``: ask for corrected JSON
     (:data:`taiwa.models.json_replies.REPAIR`)."""
 
@@ -235,8 +237,15 @@ class Validator(Protocol):
         """The bundled held-out files used when no ``--data`` is given."""
         ...
 
-    def validate(self, spec: str, data: Sequence[Path], seed: int) -> dict[str, Any]:
-        """The report (JSON-able): the figures of ``spec`` and of the baselines, each with n."""
+    def validate(
+        self, spec: str, data: Sequence[Path], seed: int, models: ModelOptions
+    ) -> dict[str, Any]:
+        """The report (JSON-able): the figures of ``spec`` and of the baselines, each with n,
+        and ``failures``: ``{"failed": N, "items": M}``, the items the helper gave nothing for
+        (no reply after the retries, or none valid after the re-asks), which the command holds
+        against ``--max-failures`` as ``taiwa run`` does. A chat-model SPEC is called with
+        ``models`` (``taiwa run``'s flags: base URL, concurrency, retries) and its endpoint
+        checked before anything else (:func:`taiwa.models.spec.load_checked_model`)."""
         ...
 
     def tables(self, report: Mapping[str, Any]) -> list[Any]:
@@ -247,7 +256,8 @@ class Validator(Protocol):
 class Compares(Protocol):
     """Optional part of a :class:`Method` (issue 27): ``compared(options)`` declares the
     per-item metrics (or statistics over shared items) its systems are compared on, each with
-    its direction (:class:`taiwa.metrics.comparisons.ComparedMetric`). A function, so statistic objects
+    its direction (:class:`taiwa.metrics.comparisons.ComparedMetric`). A function, so statistic
+    objects
     are built only when a run aggregates. When a run has two or more systems the runner pairs
     them on these (every pair, or each against ``--baseline``) and stores the ``comparisons``
     block of ``summary.json``; the method re-implements no statistics. An empty sequence: the

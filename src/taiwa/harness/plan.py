@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from taiwa.core.errors import TaiwaError
+from taiwa.core.io import shown
 from taiwa.harness.collector import collector_paused
 from taiwa.harness.config import RunConfig
 from taiwa.harness.held import HeldResources
@@ -25,8 +26,7 @@ from taiwa.harness.method import HUMAN, SYSTEM, Method, Setup, Stage
 from taiwa.harness.options import parse_options
 from taiwa.harness.rundir import default_run_dir
 from taiwa.harness.samples import SampleSource, chunk_size
-from taiwa.core.io import shown
-from taiwa.models.spec import ModelSpec
+from taiwa.models.spec import ModelSpec, looks_like_path
 
 
 @dataclass
@@ -87,6 +87,8 @@ def _resolve_roles(
             if not role.models:
                 raise TaiwaError(f"--role {name}={shown(spec)} is not a {name} here: {role.help}")
             with _named(config, f"roles.{name}", f"--role {name}")():
+                if role.paths and looks_like_path(spec):  # a path that is not there
+                    raise TaiwaError(f"no such directory: {shown(spec)}")
                 ModelSpec.parse(spec)
         out[name] = spec
     return out

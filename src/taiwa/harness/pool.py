@@ -169,6 +169,15 @@ class ModelPool:
             out.append(entry)
         return out
 
+    def notes(self) -> list[str]:
+        """What the loaded models noticed during the run (e.g. timeouts from queueing at a
+        server with fewer slots than --concurrency), for the summary's notes."""
+        out: list[str] = []
+        for model in self.loaded.values():
+            notes = getattr(model, "run_notes", None)
+            out += notes() if callable(notes) else []
+        return out
+
     def unpriced(self, prices: Mapping[str, tuple[float, float]]) -> list[str]:
         """Prices given that name none of the run's models."""
         return unmatched(prices, [(rm.stats.spec, rm.inner.model_id) for rm in self.roles.values()])

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from taiwa import __version__
+from taiwa.core.redact import redact
 from taiwa.harness.plan import Plan
 from taiwa.models.file_hash import sha256_file
-from taiwa.core.redact import redact
 
 if TYPE_CHECKING:
     from taiwa.harness.pool import ModelPool

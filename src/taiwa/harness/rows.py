@@ -21,8 +21,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from taiwa.harness.method import Row
 from taiwa.core.io import atomic_open, dumps
+from taiwa.harness.method import Row
 
 
 @dataclass

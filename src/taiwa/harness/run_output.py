@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from taiwa.core.errors import TaiwaError
+from taiwa.harness.cost import run_totals
 from taiwa.harness.method import Summary
 from taiwa.harness.plan import Plan
 from taiwa.harness.pool import ModelPool
@@ -81,8 +82,8 @@ def run_summary(
 ) -> dict[str, Any]:
     """The content of ``summary.json``: status, per system (n, scored, failures per stage,
     then the method's block), across systems, the paired comparisons (when the run has two or
-    more systems: :func:`taiwa.metrics.comparisons.build_comparisons`), failures per stage, calls per
-    role, seconds."""
+    more systems: :func:`taiwa.metrics.comparisons.build_comparisons`), failures per stage, calls
+    per role and their total (:func:`taiwa.harness.cost.run_totals`), seconds."""
     failures: dict[str, int] = {}
     for st in plan.stages:
         lanes = [""] if st.across_systems else plan.systems
@@ -104,6 +105,7 @@ def run_summary(
             }
         systems[label] = {**head, **block}
     extra = {"comparisons": comparisons} if comparisons is not None else {}
+    calls = pool.stats(plan.config.prices)
     return {
         "method": plan.method.name,
         "seed_paper": plan.method.seed,
@@ -113,10 +115,12 @@ def run_summary(
         "across": summary.across,
         **extra,
         "failures": failures,
-        "calls": pool.stats(plan.config.prices),
+        "calls": calls,
+        "totals": run_totals(calls),
         "seconds": seconds,
         "notes": [
             *summary.notes,
+            *pool.notes(),
             *(
                 f"--price {name}: names none of this run's models (by SPEC or model name)"
                 for name in pool.unpriced(plan.config.prices)

@@ -1,28 +1,45 @@
-"""Reading run directories for the report: ``config.json`` and ``summary.json`` checked with
-errors that name the file, line and field (a truncated or hand-edited file is a one-line
-error, not a traceback), the stage files row by row (:func:`taiwa.core.io.iter_rows`), the charts a
-run already wrote, and the failed rows with their reasons."""
+"""The one reader of run directories (DESIGN.md, run directories): every command that reads a
+finished run (``taiwa report``, ``leaderboard``, ``compare``, a method's report section) goes
+through :func:`load_run`, which checks ``summary.json`` (:mod:`.summary_schema`),
+``config.json`` (:mod:`.config_schema`, typed) and every stage file (:mod:`.stage_rows`: rows
+checked, one line per item and system, counts against the summary) before anything is shown.
+Errors name the file, the line and the field; a damaged or hand-edited run is one line, never
+a traceback and never a wrong number printed.
+
+:class:`RunData` is the typed view of a checked run: its config, its summary, its systems and
+stages, and the rows of any stage by system or of any item (:meth:`RunData.stage_rows`,
+:meth:`RunData.item`)."""
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from taiwa.core.errors import InputError, TaiwaError
-from taiwa.core.io import decoded_lines, json_type, path_kind, read_json_object, require_file, shown_path
-from taiwa.harness.summary_schema import check_row, check_summary, line_of
-
+from taiwa.core.io import decoded_lines, path_kind, read_json_object, shown_path
+from taiwa.harness.config_schema import RunConfigFile, parse_config
+from taiwa.harness.stage_rows import StageFile, StageRow, check_stage_files, iter_rows
+from taiwa.harness.summary_schema import check_summary, line_of
 
 SUMMARY = "summary.json"
 CONFIG = "config.json"
 
-FAILURE_EXAMPLES = 3
-"""Failed rows shown per stage file (all are counted)."""
+__all__ = [
+    "CONFIG",
+    "SUMMARY",
+    "FailedRows",
+    "RunConfigFile",
+    "RunData",
+    "StageFile",
+    "StageRow",
+    "find_runs",
+    "load_run",
+    "summary_errors",
+]
 
 
 def read_json(path: Path) -> tuple[dict[str, Any], str]:
@@ -43,16 +60,24 @@ class FailedRows:
 
 @dataclass
 class RunData:
-    """One finished run directory, read and checked."""
+    """One finished run directory, read and checked (:func:`load_run`)."""
 
     path: Path
-    config: dict[str, Any]
+    config: RunConfigFile
     summary: dict[str, Any]
     summary_text: str = ""
+    stages: dict[str, StageFile] = field(default_factory=dict)
+    """The stage files as checked, by stage name (in the run's order)."""
 
     @property
     def method(self) -> str:
         return str(self.summary["method"])
+
+    @property
+    def systems(self) -> list[str]:
+        """The run's systems in its order (from the data, for a method whose systems come
+        from the data)."""
+        return list(self.config.systems) or list(self.summary["systems"])
 
     @property
     def finished(self) -> str:
@@ -60,47 +85,64 @@ class RunData:
         mtime = (self.path / SUMMARY).stat().st_mtime
         return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(mtime))
 
-    def rows(self, name: str) -> Iterator[dict[str, Any]]:
-        """The rows of a stage file of the run (errors name its line)."""
-        for _, row in _jsonl(self.path / name):
-            yield row
-
     @property
-    def items(self) -> tuple[str, str, Any, Any]:
+    def items(self) -> tuple[str, str, int | None, int | None]:
         """Which items the run was on: the dataset's file name and SHA-256, ``--limit`` and the
         number of samples."""
-        cfg = self.config.get("config") or {}
-        data = cfg.get("data")
-        name = Path(str(data)).name if data else "the default data"
-        digest = str((self.config.get("input_sha256") or {}).get(str(data), name))
-        return name, digest, cfg.get("limit"), self.summary.get("n_samples")
+        name, digest = self.config.data_digest()
+        return name, digest, self.config.config.limit, self.summary.get("n_samples")
+
+    def stage_file(self, stage: str) -> str | None:
+        """The file name of ``stage``'s rows (``None``: the stage writes none)."""
+        return (self.config.stage_files or {}).get(stage)
+
+    def stage_rows(
+        self, stage: str, system: str | None = None, *, ok: bool = False
+    ) -> Iterator[StageRow]:
+        """The rows of ``stage`` (all of them, or those of ``system``: ``""`` selects the rows
+        of a stage run across systems), in file order; with ``ok`` only those that did not
+        fail. A stage without a file gives none."""
+        name = self.stage_file(stage)
+        if name is None or not self.has(name):
+            return
+        for row in iter_rows(self.path / name):
+            if system is not None and row.system != system:
+                continue
+            if ok and not row.ok:
+                continue
+            yield row
+
+    def item(self, ident: str) -> dict[str, list[StageRow]]:
+        """Every stage's rows of the item ``ident`` (one per system, or one for a stage across
+        systems), by stage; stages without a row of it are left out."""
+        out: dict[str, list[StageRow]] = {}
+        for stage in self.config.stage_files or {}:
+            rows = [r for r in self.stage_rows(stage) if r.id == ident]
+            if rows:
+                out[stage] = rows
+        return out
+
+    def rows(self, name: str) -> Iterator[dict[str, Any]]:
+        """The rows of a stage file of the run, by file name, as written (errors name the
+        line)."""
+        for row in iter_rows(self.path / name):
+            yield dict(row.values)
 
     def has(self, name: str) -> bool:
-        return (self.path / name).is_file()
+        return path_kind(self.path / name) == "file"
 
     def text(self, name: str) -> str | None:
         """A text file of the run (an SVG chart it wrote), if present."""
         p = self.path / name
-        return "".join(decoded_lines(p)) if p.is_file() else None
+        return "".join(decoded_lines(p)) if self.has(name) else None
 
     def failed_rows(self) -> list[FailedRows]:
         """Every stage file's failed rows (``error`` without ``skipped``), counted, with the
-        first :data:`FAILURE_EXAMPLES` of each."""
+        first few of each (as checked when the run was read)."""
         out = []
-        for p in sorted(self.path.glob("*.jsonl")):
-            f = FailedRows(p.name)
-            for line, row in _jsonl(p):  # every row checked: a damaged file is refused
-                if "error" not in row:
-                    continue
-                if row.get("skipped"):
-                    f.skipped += 1
-                    continue
-                f.failed += 1
-                if len(f.examples) < FAILURE_EXAMPLES:
-                    ident, system = str(row.get("id", "?")), str(row.get("system", ""))
-                    f.examples.append((line, ident, system, str(row["error"])))
-            if f.failed or f.skipped:
-                out.append(f)
+        for st in self.stages.values():
+            if st.total_failed or st.skipped:
+                out.append(FailedRows(st.file, st.total_failed, st.skipped, list(st.examples)))
         return out
 
 
@@ -124,56 +166,32 @@ def summary_errors(run: RunData) -> Iterator[None]:
         ) from None
 
 
-def _jsonl(path: Path, only: str = "") -> Iterator[tuple[int, dict[str, Any]]]:
-    """``(line, object)`` for each line of a JSONL file a run wrote (with ``only``: each line
-    holding that text, the others are not parsed). A broken line (a truncated file, a hand
-    edit) is an :class:`InputError` naming it. Unlike :func:`taiwa.core.io.iter_rows`, which checks
-    every string of a user's input, this trusts the run's own values: it reads 10,000 scored
-    dialogues several times faster."""
-    require_file(path)
-    for number, line in enumerate(decoded_lines(path), start=1):
-        if not line.strip() or (only and only not in line):
-            continue
-        try:
-            obj = json.loads(line, parse_constant=_no_constant)
-        except _NotANumber as exc:
-            got = f"{exc.args[0]} (taiwa writes null for a missing number)"
-            raise InputError(str(path), number, None, "finite numbers", got) from None
-        except json.JSONDecodeError as exc:
-            cut = " (is the file truncated?)" if not line.endswith("\n") else ""
-            got = f"{exc.msg} at column {exc.colno}{cut}"
-            raise InputError(str(path), number, None, "one JSON object per line", got) from None
-        except RecursionError:
-            raise InputError(str(path), number, None, "JSON nested less deep", "deeper") from None
-        if not isinstance(obj, dict):
-            raise InputError(str(path), number, None, "a JSON object", json_type(obj))
-        if not only:
-            check_row(path, number, obj)
-        yield number, obj
-
-
-class _NotANumber(ValueError):
-    """``NaN`` / ``Infinity`` in a run's file: never written by taiwa, so a hand edit."""
-
-
-def _no_constant(name: str) -> Any:
-    raise _NotANumber(name)
-
-
 def load_run(path: Path) -> RunData:
-    """A run directory: ``summary.json`` and ``config.json`` read and checked."""
+    """A run directory: ``summary.json``, ``config.json`` and the stage files read and checked
+    against each other (see the module's docstring)."""
     summary, text = read_json(path / SUMMARY)
     check_summary(path / SUMMARY, summary, text)
-    config, _ = read_json(path / CONFIG)
-    if config.get("method", summary["method"]) != summary["method"]:
+    raw, config_text = read_json(path / CONFIG)
+    config = parse_config(path / CONFIG, raw, config_text)
+    if config.method != summary["method"]:
         raise InputError(
             str(path / CONFIG),
-            line_of(text, ["method"]),
+            line_of(config_text, ["method"]),
             "method",
             f"the method of {SUMMARY} ({summary['method']!r})",
-            repr(config.get("method")),
+            repr(config.method),
         )
-    return RunData(path, config, summary, text)
+    for system, block in summary["systems"].items():
+        if "n" in block and "failures" in block and system not in config.systems:
+            raise InputError(
+                str(path / SUMMARY),
+                line_of(text, ["systems", system]),
+                f"systems.{system}",
+                f"a system of {CONFIG} ({', '.join(config.systems) or 'none'})",
+                repr(system),
+            )
+    stages = check_stage_files(path, config.stage_files or {}, config.systems, summary)
+    return RunData(path, config, summary, text, stages)
 
 
 def find_runs(paths: Sequence[Path]) -> list[Path]:

@@ -4,7 +4,9 @@ JSONL file per stage and ``summary.json``, each written atomically (DESIGN.md, r
 One run at a time owns a directory (:class:`RunDir`): it holds an exclusive lock on ``.lock``,
 marks the directory ``INCOMPLETE`` until ``summary.json`` is written, removes temporary files a
 killed run left, and refuses a directory that holds a different run unless told to overwrite
-it (the same run again, e.g. resumed after a kill, simply replaces its files).
+it (the same run again, e.g. resumed after a kill, simply replaces its files). A run that fails
+before its first request (an endpoint that cannot be reached) leaves nothing behind: its files
+and the directories it made are removed (issue 42).
 """
 
 from __future__ import annotations
@@ -22,8 +24,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from taiwa.core.errors import TaiwaError
-from taiwa.harness.rows import RowStore
 from taiwa.core.io import write_json
+from taiwa.harness.rows import RowStore
 
 if TYPE_CHECKING:
     from taiwa.harness.method import Stage
@@ -111,12 +113,19 @@ class RunDir:
         self.outputs = set(outputs)
         self.overwrite = overwrite
         self._lock_fd: int | None = None
+        #: the directories this run made (``out`` and the parents it needed), deepest first
+        self._made: list[Path] = []
+        self._started = False
 
     def __enter__(self) -> RunDir:
         out = self.out
         try:
             if out.exists() and not out.is_dir():
                 raise TaiwaError(f"run directory {out} is a file: choose another --out")
+            missing = out
+            while not missing.exists() and missing != missing.parent:
+                self._made.append(missing)
+                missing = missing.parent
             out.mkdir(parents=True, exist_ok=True)
             fd = os.open(out / LOCK, os.O_RDWR | os.O_CREAT, 0o666)
         except OSError as exc:
@@ -174,6 +183,11 @@ class RunDir:
         marker = {"pid": os.getpid(), "started": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
         write_json(out / INCOMPLETE, {**marker, "note": "this run has not finished"})
 
+    def started(self) -> None:
+        """The run's first request goes out: from now on, a failure leaves the directory for
+        the run to resume from (``INCOMPLETE``)."""
+        self._started = True
+
     def finish(self) -> None:
         """The run's files are all written: the directory is complete."""
         (self.out / INCOMPLETE).unlink(missing_ok=True)
@@ -185,8 +199,22 @@ class RunDir:
             os.close(self._lock_fd)
             self._lock_fd = None
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
+        claimed = self._lock_fd is not None
         self._release()
+        if kind is not None and claimed and not self._started:
+            self._remove()
+
+    def _remove(self) -> None:
+        """What a run that failed before its first request wrote: its own files, then the
+        directories it made, as long as nothing else is in them."""
+        for name in (INCOMPLETE, "config.json", LOCK):
+            (self.out / name).unlink(missing_ok=True)
+        for made in self._made:
+            try:
+                made.rmdir()
+            except OSError:  # not empty (or gone): kept
+                break
 
 
 def _previous_key(config_json: Path) -> str | None:

@@ -26,9 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from taiwa.metrics.comparisons import compare_rows
 from taiwa.core.errors import TaiwaError
-from taiwa.metrics.flags import add_small_n
+from taiwa.core.io import write_json
 from taiwa.harness.chunk_run import check_models, run_stages
 from taiwa.harness.collector import collector_paused
 from taiwa.harness.config import RunConfig
@@ -41,7 +40,8 @@ from taiwa.harness.rows import RowStore, StoredResults
 from taiwa.harness.run_output import close_cache, in_background, open_cache, run_summary
 from taiwa.harness.rundir import RunDir, write_outputs, write_stage_files
 from taiwa.harness.warm_up import WARM_AFTER, warm_up_soon
-from taiwa.core.io import write_json
+from taiwa.metrics.comparisons import compare_rows
+from taiwa.metrics.flags import add_small_n
 from taiwa.models.base import ChatModel
 from taiwa.models.replay import ReferenceModel
 
@@ -117,6 +117,7 @@ def _execute(
 
                 async def main() -> None:
                     await check_models(plan, pool)
+                    rundir.started()  # a failure from here on leaves a run to resume
                     loop = asyncio.get_running_loop()
                     warm.append(warm_up_soon(loop, len(plan.samples), plan.setup.seed))
                     waits.extend(warm)

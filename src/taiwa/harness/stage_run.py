@@ -16,8 +16,8 @@ from typing import Any
 from taiwa.core.errors import TaiwaError
 from taiwa.harness.method import RE_ASKED, REPAIRS, Retry, Row, Stage, StageFailure
 from taiwa.harness.pool import RoleModel, RoleStats
-from taiwa.models.json_replies import repair_turn
 from taiwa.models.base import ConcurrentModel
+from taiwa.models.json_replies import repair_turn
 from taiwa.models.types import ChatRequest, ChatResponse
 
 Pending = tuple[Any, Any, list[ChatRequest]]

@@ -1,19 +1,24 @@
-"""The shape of a run's ``summary.json``, validated once when the report or the leaderboard
-reads a run directory, so that a hand-edited or damaged file is one line naming the file, the
-line and the field whose type is wrong, never a traceback in a method's table code.
+"""The shape of a run's ``summary.json`` (DESIGN.md, run directories), checked once when a run
+directory is read (:func:`taiwa.harness.run_reader.load_run`), so that a hand-edited or damaged
+file is one line naming the file, the line and the field, never a traceback in a method's table
+code nor a wrong number printed.
 
-What is checked (unknown extra keys are allowed at every level, so blocks added later pass;
-the types of the keys that exist are checked):
+What is checked (unknown extra keys are allowed at every level, so blocks added later pass):
 
-- the top-level fields every run writes (:data:`TOP_FIELDS`), and ``n_samples`` when present;
-- ``systems``: one object per system, at least one; ``failures``: a count per stage;
+- the top-level fields every run writes (:data:`TOP_FIELDS`), ``status`` one of ``ok`` /
+  ``failures`` and saying whether a stage failed; ``n_samples``, ``seconds`` and ``files``
+  when present;
+- ``systems``: one object per system, at least one; a system's ``scored`` ≤ ``n`` ≤
+  ``n_samples``; ``failures``: a count per stage;
 - ``calls``: one object per role with the fields the calls table reads (:data:`CALL_FIELDS`);
 - ``comparisons``, when present: the fields its table and forest plot read
   (:data:`COMPARISON_FIELDS`, :data:`COMPARISON_ROW_FIELDS`);
-- at every level: no NaN or infinity (taiwa writes ``null`` for a missing number), every
-  estimate (an object with ``value`` and ``n``) holds numbers, and the fields whose name
-  fixes their type (:data:`NAMED_FIELDS`: an ``n`` is a count, a ``rouge1`` an object ...)
-  hold that type.
+- at every level: numbers finite and at most :data:`~taiwa.harness.summary_fields.MAX_VALUE`
+  in magnitude (taiwa writes ``null`` for a missing number); every named field holds its
+  kind (:data:`~taiwa.harness.summary_fields.FIELD_KINDS`) and range
+  (:data:`~taiwa.harness.summary_fields.RANGES`); the values of the other keys of one object
+  (keys that are data: systems, acts) hold one kind; every estimate (an object with ``value``
+  and ``n``) is consistent (:func:`_check_estimate`).
 """
 
 from __future__ import annotations
@@ -22,35 +27,49 @@ import json
 import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from taiwa.core.errors import InputError
 from taiwa.core.io import json_type
+from taiwa.harness.summary_fields import FIELD_KINDS, MAX_VALUE, RANGES
 
 Where = Sequence[str | int]
+Fail = Callable[..., InputError]
 
 
-def _is_count(v: Any) -> bool:
+def _is_count(v: Any) -> TypeGuard[int]:
     return isinstance(v, int) and not isinstance(v, bool) and v >= 0
 
 
-def _is_number(v: Any) -> bool:
+def _is_number(v: Any) -> TypeGuard[float]:
     return isinstance(v, int | float) and not isinstance(v, bool)
-
-
-def _is_number_or_null(v: Any) -> bool:
-    return v is None or _is_number(v)
 
 
 KINDS: dict[str, tuple[str, Callable[[Any], bool]]] = {
     "count": ("a count (a whole number >= 0)", _is_count),
     "number": ("a number", _is_number),
-    "number?": ("a number or null", _is_number_or_null),
     "string": ("a string", lambda v: isinstance(v, str)),
     "object": ("an object", lambda v: isinstance(v, dict)),
     "list": ("an array", lambda v: isinstance(v, list)),
     "bool": ("true or false", lambda v: isinstance(v, bool)),
 }
+"""The kinds of value a field may hold; a kind ending in ``?`` also allows null."""
+
+
+def kind_text(spec: str) -> str:
+    """``"number?|object"`` as words: ``a number, null or an object``."""
+    words = [KINDS[k.rstrip("?")][0] for k in spec.split("|")]
+    if "?" in spec:
+        words.append("null")
+    return ", ".join(words[:-1]) + " or " + words[-1] if len(words) > 1 else words[0]
+
+
+def kind_ok(spec: str, value: Any) -> bool:
+    """Whether ``value`` is of one of the kinds of ``spec`` (``"count"``, ``"number?|list"``)."""
+    if value is None:
+        return "?" in spec
+    return any(KINDS[k.rstrip("?")][1](value) for k in spec.split("|"))
+
 
 TOP_FIELDS = {
     "method": "string",
@@ -63,6 +82,8 @@ TOP_FIELDS = {
 }
 """The fields every ``summary.json`` has."""
 
+STATUSES = ("ok", "failures")
+
 CALL_FIELDS = {
     "role": "string",
     "spec": "string",
@@ -74,7 +95,8 @@ CALL_FIELDS = {
     "invalid": "count",
     "seconds": "number",
 }
-"""The fields of each ``calls`` entry the calls table reads (others, e.g. tokens, may follow)."""
+"""The fields of each ``calls`` entry the calls table reads (others, e.g. tokens, may follow,
+typed by their names)."""
 
 COMPARISON_FIELDS = {"alpha": "number", "family": "count", "rows": "list"}
 """The fields of the optional ``comparisons`` block (issue 27) its table and forest plot read."""
@@ -88,47 +110,8 @@ COMPARISON_ROW_FIELDS = {
 }
 """The fields of each row of ``comparisons.rows`` (its ``difference`` is an estimate)."""
 
-NAMED_FIELDS = {
-    **{k: "count" for k in ("n", "n_items", "n_dialogues", "n_labelled", "n_systems", "count")},
-    **{k: "count" for k in ("cache_hits", "requests", "repaired", "invalid", "scored")},
-    **{k: "number?" for k in ("p", "rho", "sd", "median", "threshold", "bias", "importance")},
-    **{k: "number?" for k in ("prefix_gap", "random_mean_gap", "random_p95_gap")},
-    **{k: "number?" for k in ("human_mean_rank", "macro_f1", "full_accuracy", "aggregate")},
-    **{
-        k: "object"
-        for k in (
-            "rouge1",
-            "rouge2",
-            "rougeL",
-            "dae",
-            "dami",
-            "distinct1",
-            "distinct2",
-            "japanese_share",
-            "chars",
-            "precision",
-            "recall",
-            "mean_rank",
-            "win_rate",
-            "win_rate_adjusted",
-            "human_rate",
-            "cohesive_share",
-            "dialogue_mean",
-            "exact_sequence",
-            "extracted",
-            "identical_replies",
-            "pairwise_detail",
-            "single",
-            "pairwise",
-            "agreement",
-            "repairs",
-        )
-    },
-    **{k: "list" for k in ("flags", "notes", "gold_steps", "pred_steps")},
-    **{k: "string" for k in ("role", "spec", "code", "speaker", "method", "status")},
-}
-"""Fields whose name fixes their type wherever they appear in a summary (from every method's
-summaries; a name used with several types is left out)."""
+ROUNDING = 1e-6
+"""Relative slack of the estimate checks (a bound and a value rounded apart)."""
 
 
 def check_summary(path: Path, obj: dict[str, Any], text: str) -> None:
@@ -137,9 +120,10 @@ def check_summary(path: Path, obj: dict[str, Any], text: str) -> None:
 
     def fail(where: Where, expected: str, value: Any, missing: bool = False) -> InputError:
         name = ".".join(str(p) for p in where)
-        got = None if missing else _shown(value)
+        got = None if missing else shown(value)
         return InputError(str(path), line_of(text, where), name, expected, got)
 
+    _check_every_level(obj, fail)
     for key, kind in TOP_FIELDS.items():
         if key not in obj:
             raise fail([key], "this field to be present", None, missing=True)
@@ -150,20 +134,46 @@ def check_summary(path: Path, obj: dict[str, Any], text: str) -> None:
         raise fail(["systems"], "at least one system's block", "{}")
     for system, block in obj["systems"].items():
         _check_kind(block, ["systems", system], "object", fail)
+        _check_system_counts(obj, system, block, fail)
     for stage, count in obj["failures"].items():
         _check_kind(count, ["failures", stage], "count", fail)
+    if obj["status"] not in STATUSES:
+        raise fail(["status"], " or ".join(repr(s) for s in STATUSES), obj["status"])
+    failed = any(obj["failures"].values())
+    if (obj["status"] == "failures") != failed:
+        said = f"{'failures' if failed else 'ok'!r} (the failure counts say so)"
+        raise fail(["status"], said, obj["status"])
     for k, call in enumerate(obj["calls"]):
         _check_kind(call, ["calls", k], "object", fail)
         _check_fields(call, ["calls", k], CALL_FIELDS, fail)
     for k, note in enumerate(obj["notes"]):
         _check_kind(note, ["notes", k], "string", fail)
+    if isinstance(obj.get("seconds"), dict):
+        for stage, seconds in obj["seconds"].items():
+            _check_kind(seconds, ["seconds", stage], "number", fail)
+            _check_range(seconds, ["seconds", stage], (0.0, MAX_VALUE), fail)
+    for k, name in enumerate(obj.get("files") or []):
+        _check_kind(name, ["files", k], "string", fail)
     if "comparisons" in obj:
         _check_comparisons(obj["comparisons"], fail)
-    _check_every_level(obj, fail)
+
+
+def _check_system_counts(
+    obj: dict[str, Any], system: str, block: dict[str, Any], fail: Fail
+) -> None:
+    """A system's head (written by the runner): ``scored`` ≤ ``n`` ≤ ``n_samples``."""
+    n, scored, total = block.get("n"), block.get("scored"), obj.get("n_samples")
+    if _is_count(n) and _is_count(total) and n > total:
+        raise fail(["systems", system, "n"], f"at most n_samples ({total})", n)
+    if _is_count(n) and _is_count(scored) and scored > n:
+        raise fail(["systems", system, "scored"], f"at most the system's n ({n})", scored)
+    if isinstance(block.get("failures"), dict):
+        for stage, count in block["failures"].items():
+            _check_kind(count, ["systems", system, "failures", stage], "count", fail)
 
 
 def _check_fields(
-    obj: dict[str, Any], where: list[str | int], fields: dict[str, str], fail: Any
+    obj: dict[str, Any], where: list[str | int], fields: dict[str, str], fail: Fail
 ) -> None:
     for key, kind in fields.items():
         if key not in obj:
@@ -171,7 +181,7 @@ def _check_fields(
         _check_kind(obj[key], [*where, key], kind, fail)
 
 
-def _check_comparisons(block: Any, fail: Callable[..., InputError]) -> None:
+def _check_comparisons(block: Any, fail: Fail) -> None:
     """The ``comparisons`` block, when a run has one (two or more systems)."""
     _check_kind(block, ["comparisons"], "object", fail)
     _check_fields(block, ["comparisons"], COMPARISON_FIELDS, fail)
@@ -183,68 +193,112 @@ def _check_comparisons(block: Any, fail: Callable[..., InputError]) -> None:
             raise fail([*where, "difference"], "an estimate (value, n, ci_low, ci_high)", None)
 
 
-_NUMBERS = {k: v for k, v in NAMED_FIELDS.items() if v in ("count", "number", "number?")}
-ROW_FIELDS = {"id": "string", "system": "string", "error": "string", **_NUMBERS}
-"""The fields of a stage file's row whose name fixes their type (rows hold per-item numbers
-where a summary holds estimates, so only the named numbers, not the named objects)."""
-
-
-def check_row(path: Path, line: int, row: dict[str, Any]) -> None:
-    """A stage file's row (one line of a run's JSONL): its named fields, and those of the
-    objects directly in it, hold their type (:data:`ROW_FIELDS`)."""
-    for key, value in row.items():
-        kind = ROW_FIELDS.get(key)
-        if kind is not None and not KINDS[kind][1](value):
-            raise InputError(str(path), line, key, KINDS[kind][0], _shown(value))
-        if isinstance(value, dict):
-            for inner, v in value.items():
-                kind = _NUMBERS.get(inner)
-                if kind is not None and not KINDS[kind][1](v):
-                    raise InputError(str(path), line, f"{key}.{inner}", KINDS[kind][0], _shown(v))
-
-
-def _check_every_level(obj: dict[str, Any], fail: Callable[..., InputError]) -> None:
+def _check_every_level(obj: dict[str, Any], fail: Fail) -> None:
+    """Numbers, named fields, estimates and the kinds of sibling values at every level."""
     stack: list[tuple[list[str | int], Any]] = [([], obj)]
     while stack:
         where, value = stack.pop()
-        if isinstance(value, float) and not math.isfinite(value):
-            raise fail(where, "a finite number or null", value)
-        if isinstance(value, dict):
+        if isinstance(value, float | int) and not isinstance(value, bool):
+            _check_number(value, where, fail)
+        elif isinstance(value, dict):
+            for k, v in value.items():
+                spec = FIELD_KINDS.get(k)
+                if spec is not None:
+                    _check_kind(v, [*where, k], spec, fail)
+                    if k in RANGES and _is_number(v):
+                        _check_range(v, [*where, k], RANGES[k], fail)
+            _check_siblings(value, where, fail)
             if "value" in value and "n" in value:
                 _check_estimate(value, where, fail)
-            for k, v in value.items():
-                if k in NAMED_FIELDS:
-                    _check_kind(v, [*where, k], NAMED_FIELDS[k], fail)
-                stack.append(([*where, k], v))
+            stack += [([*where, k], v) for k, v in value.items()]
         elif isinstance(value, list):
             stack += [([*where, k], v) for k, v in enumerate(value)]
 
 
-def _check_kind(value: Any, where: Where, kind: str, fail: Callable[..., InputError]) -> None:
-    expected, ok = KINDS[kind]
-    if not ok(value):
-        raise fail(where, expected, value)
+def _check_number(value: float, where: Where, fail: Fail) -> None:
+    if not math.isfinite(value):
+        raise fail(where, "a finite number or null", value)
+    if abs(value) > MAX_VALUE:
+        raise fail(where, f"a number of magnitude at most {MAX_VALUE:.0e}", value)
 
 
-def _check_estimate(value: dict[str, Any], where: list[str | int], fail: Any) -> None:
+def _class(v: Any) -> str:
+    return "number" if _is_number(v) else json_type(v)
+
+
+def _check_siblings(obj: dict[str, Any], where: list[str | int], fail: Fail) -> None:
+    """The values of an object's keys that are data (not named fields: systems, acts, bins)
+    hold one kind: a string among numbers is a damaged file."""
+    classes: dict[str, list[str]] = {}
+    for k, v in obj.items():
+        if k not in FIELD_KINDS and v is not None:
+            classes.setdefault(_class(v), []).append(k)
+    if len(classes) > 1:
+        most = max(classes, key=lambda c: len(classes[c]))
+        odd = next(c for c in classes if c != most)
+        key = classes[odd][0]
+        raise fail([*where, key], f"{most} like the other values beside it", obj[key])
+
+
+def _check_kind(value: Any, where: Where, spec: str, fail: Fail) -> None:
+    if not kind_ok(spec, value):
+        raise fail(where, kind_text(spec), value)
+
+
+def _check_range(value: float, where: Where, bounds: tuple[float, float], fail: Fail) -> None:
+    low, high = bounds
+    if not low - ROUNDING <= value <= high + ROUNDING:
+        raise fail(where, f"a number from {low:g} to {high:g}", value)
+
+
+def _check_estimate(value: dict[str, Any], where: list[str | int], fail: Fail) -> None:
     """An estimate: ``n`` a count, ``value`` / ``ci_low`` / ``ci_high`` numbers or null, a
-    ``value`` that is null only when there is no interval either, and both bounds or none."""
+    ``value`` that is null only when there is no interval either and is a number only when
+    ``n`` ≥ 1, both bounds or none, ``ci_low`` ≤ ``ci_high`` and the value no further outside
+    its interval than the interval is wide (a percentile interval of a plug-in statistic may
+    lie beside its point: :mod:`taiwa.metrics.da_bootstrap`), within rounding."""
     _check_kind(value["n"], [*where, "n"], "count", fail)
     for k in ("value", "ci_low", "ci_high"):
         v = value.get(k)
         if k == "value" or not isinstance(v, list):  # some intervals are per-position lists
             _check_kind(v, [*where, k], "number?", fail)
+    point = value["value"]
     bounds = [value.get(k) for k in ("ci_low", "ci_high")]
-    if value["value"] is None and any(_is_number(b) for b in bounds):
+    if point is None and any(_is_number(b) for b in bounds):
         raise fail([*where, "value"], "a number (the interval has bounds)", None)
+    if point is not None and value["n"] == 0:
+        raise fail([*where, "n"], "at least 1 (there is a value)", 0)
     if "ci_low" in value and "ci_high" in value and (bounds[0] is None) != (bounds[1] is None):
         k = "ci_low" if bounds[0] is None else "ci_high"
         raise fail([*where, k], "a number (the other bound is one)", None)
+    low, high = bounds
+    if _is_number(low) and _is_number(high) and _is_number(point):
+        _check_interval(low, high, point, where, fail)
 
 
-def _shown(value: Any) -> str:
+def _check_interval(
+    low: float, high: float, point: float, where: list[str | int], fail: Fail
+) -> None:
+    slack = ROUNDING * max(1.0, abs(low), abs(high), abs(point))
+    if low > high + slack:
+        raise fail([*where, "ci_low"], f"at most ci_high ({_number(high)})", low)
+    width = high - low
+    if not low - width - slack <= point <= high + width + slack:
+        expected = f"a value near its interval [{_number(low)}, {_number(high)}]"
+        raise fail([*where, "value"], expected, point)
+
+
+def _number(x: float) -> str:
+    return f"{x:.6g}"
+
+
+def shown(value: Any) -> str:
+    """A value of a run's file as an error shows it (non-finite numbers by name, long numbers
+    and objects in short)."""
     if isinstance(value, float) and not math.isfinite(value):
         return str(value)
+    if _is_number(value) and abs(value) > MAX_VALUE:
+        return f"{value:.3g}"
     if isinstance(value, dict | list):
         return json_type(value)
     return json.dumps(value, ensure_ascii=False)[:40]

@@ -57,19 +57,24 @@ class ComparedMetric:
         if (self.kind == "statistic") != (self.statistic is not None):
             raise ValueError(f"{self.key}: a statistic is given exactly when kind='statistic'")
 
+    def raw(self, row: Mapping[str, Any], system: str = "") -> Any:
+        """The item's value of ``system`` in ``row`` as written (``None``: an error row, no
+        such field); :meth:`value` keeps it only when it is of the metric's kind."""
+        if "error" in row:
+            return None
+        if self.read is not None:
+            return self.read(row, system)
+        v: Any = row
+        for part in self.field.replace("{system}", system).split("."):
+            if not isinstance(v, Mapping) or part not in v:
+                return None
+            v = v[part]
+        return v
+
     def value(self, row: Mapping[str, Any], system: str = "") -> Any:
         """The item's value of ``system`` in ``row``, or ``None`` (an error row, a missing
         field, NaN)."""
-        if "error" in row:
-            return None
-        v: Any = row
-        if self.read is not None:
-            v = self.read(row, system)
-        else:
-            for part in self.field.replace("{system}", system).split("."):
-                if not isinstance(v, Mapping) or part not in v:
-                    return None
-                v = v[part]
+        v = self.raw(row, system)
         if v is None:
             return None
         if self.kind == "mean":

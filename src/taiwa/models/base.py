@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from taiwa.core.errors import EndpointError
-from taiwa.models.types import ChatRequest, ChatResponse, Reply
 from taiwa.core.redact import redact
+from taiwa.models.types import ChatRequest, ChatResponse, Reply
 
 OnResponse = Callable[[ChatResponse], None]
 

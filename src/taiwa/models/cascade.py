@@ -16,10 +16,10 @@ import asyncio
 from collections.abc import Sequence
 
 from taiwa.core.errors import EndpointError
+from taiwa.core.redact import redact
 from taiwa.models.asr import ASR
 from taiwa.models.base import ChatModel, OnResponse
 from taiwa.models.types import ChatMessage, ChatRequest, ChatResponse, ContentPart
-from taiwa.core.redact import redact
 
 Meta = dict[str, object]
 

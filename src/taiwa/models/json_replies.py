@@ -10,7 +10,6 @@ concurrency and the response cache apply.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -48,17 +47,22 @@ def repair_turn(output: str, error: str, repair: str | None = None) -> list[Chat
 
 def extract_json(text: str) -> object:
     """The JSON object in ``text``: the whole text, else the outermost ``{...}`` span."""
+    from taiwa.core.errors import InputError
+    from taiwa.core.io.json_doc import JSONSyntaxError, loads
+
     cleaned = _FENCE.sub("", text.strip())
     try:
-        return json.loads(cleaned)
-    except json.JSONDecodeError:
+        return loads(cleaned, "the output")
+    except JSONSyntaxError:
         start, end = cleaned.find("{"), cleaned.rfind("}")
         if start < 0 or end <= start:
             raise ValueError("no JSON object found in the output") from None
         try:
-            return json.loads(cleaned[start : end + 1])
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"invalid JSON: {exc.msg} at character {exc.pos}") from None
+            return loads(cleaned[start : end + 1], "the output")
+        except InputError as exc:  # bounded: nesting and numbers, as every JSON read
+            raise ValueError(f"invalid JSON: {exc.got or exc.expected}") from None
+    except InputError as exc:
+        raise ValueError(f"invalid JSON: {exc.expected} (got {exc.got})") from None
 
 
 async def generate_json(
@@ -67,8 +71,11 @@ async def generate_json(
     parse: Callable[[str], T],
     *,
     attempts: int = 3,
+    reask_failed: bool = True,
 ) -> list[JsonOutcome[T]]:
-    """Generate and validate; ``parse`` raises ``ValueError`` with a readable reason."""
+    """Generate and validate; ``parse`` raises ``ValueError`` with a readable reason. A request
+    that got no reply is sent again in the next round unless ``reask_failed`` is off (then,
+    as in a run, the backend's own retries were its chances)."""
     if attempts < 1:
         raise ValueError(f"attempts must be >= 1, got {attempts}")
     pending = list(requests)
@@ -81,7 +88,8 @@ async def generate_json(
         for req, res in zip(pending, responses, strict=True):
             if not res.ok or res.text is None:
                 done[req.id] = JsonOutcome(req.id, None, res.error or "no output", attempt)
-                retry.append(req)
+                if reask_failed:
+                    retry.append(req)
                 continue
             try:
                 done[req.id] = JsonOutcome(req.id, parse(res.text), None, attempt, res.text)

@@ -13,6 +13,8 @@ import time
 from datetime import UTC
 from typing import Any
 
+from taiwa.core.errors import InputError
+from taiwa.core.io.json_doc import loads
 from taiwa.core.redact import redact
 
 
@@ -34,6 +36,40 @@ class RequestFailed(Exception):
         self.connection = connection
 
 
+GIVE_UP_AFTER = 32
+"""Requests in a row that failed for good on the server's side (their retries spent on 5xx,
+429, timeouts or unusable bodies, or the server unreachable for the whole retry window), with
+no reply between them, after which a model stops: the server is taken as broken rather than
+each later request waiting out its own retries (issue 40 §6: ``taiwa validate annotator``
+against a server answering 500 to everything kept retrying for minutes). A server that fails
+half of its requests fails a request for good with a probability of 0.5⁶ (the default five
+retries), 32 in a row practically never (0.5³² = 2e-10 even with ``--max-retries 0``)."""
+
+
+class FailureStreak:
+    """Counts the requests of one model that failed for good in a row (:data:`GIVE_UP_AFTER`
+    stops it with an :class:`~taiwa.core.errors.EndpointError`); any reply resets it."""
+
+    def __init__(self, base_url: str, limit: int = GIVE_UP_AFTER) -> None:
+        self.base_url = base_url
+        self.limit = limit
+        self.count = 0
+
+    def answered(self) -> None:
+        self.count = 0
+
+    def failed(self, exc: RequestFailed) -> None:
+        """One more request failed for good (``exc``); raises once :attr:`limit` are in a row."""
+        from taiwa.core.errors import EndpointError
+
+        self.count += 1
+        if self.count >= self.limit:
+            raise EndpointError(
+                f"{redact(self.base_url)} failed {self.count} requests in a row after their "
+                f"retries (the last: {exc}): stopping; is the server healthy?"
+            ) from None
+
+
 class FormatRejected(RequestFailed):
     """The server rejected the request's ``response_format`` (never retried)."""
 
@@ -50,8 +86,8 @@ def _error_text(raw: bytes) -> str:
 def _server_words(raw: bytes) -> str:
     text = raw.decode("utf-8", "replace")
     try:
-        body = json.loads(text)
-    except ValueError:
+        body = loads(text, "the response body")
+    except InputError:
         return " ".join(text.split())
     if isinstance(body, dict):
         err = body.get("error")

@@ -6,7 +6,9 @@ request, too much at 64-way concurrency).
   ``choices[0].message.content``) are retried ``max_retries`` times with exponential backoff and
   full jitter (capped at 30 s, at least ``Retry-After``: delta-seconds or an HTTP date, itself
   cut to ``max_retry_wait``, with a note); any other 4xx is recorded at once; a
-  server that cannot be reached is retried for ``retry_window`` seconds.
+  server that cannot be reached is retried for ``retry_window`` seconds. After
+  :data:`~taiwa.models.openai_errors.GIVE_UP_AFTER` requests in a row failed for good, the
+  model stops (:class:`~taiwa.core.errors.EndpointError`), in a run as in ``taiwa validate``.
 * 401/403/404 stop the run (:class:`~taiwa.core.errors.EndpointError`); a rejected
   ``response_format`` while probing is a :class:`FormatRejected` for the protocol side
   (:mod:`taiwa.models.openai_compat`) to try the next mode.
@@ -26,9 +28,12 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from taiwa.core.errors import EndpointError, TaiwaError
+from taiwa.core.errors import EndpointError, InputError, TaiwaError
+from taiwa.core.io.json_doc import loads
+from taiwa.core.redact import redact
 from taiwa.models.base import ConcurrentModel, OnResponse, tally
 from taiwa.models.openai_errors import (
+    FailureStreak,
     FormatRejected,
     RequestFailed,
     _connect_error,
@@ -38,8 +43,8 @@ from taiwa.models.openai_errors import (
     _retry_after,
     _unreachable,
 )
+from taiwa.models.queue_watch import QueueWatch
 from taiwa.models.types import ChatRequest, ChatResponse, Reply, Usage
-from taiwa.core.redact import redact
 
 log = logging.getLogger(__name__)
 
@@ -107,11 +112,14 @@ def checked_base_url(url: str) -> str:
     try:
         parts = urlsplit(url)
         ok = parts.scheme in ("http", "https") and bool(parts.hostname) and parts.port != 0
-    except ValueError:
+        if ok and parts.hostname:  # a name DNS can hold (a label of 64+ characters crashed)
+            parts.hostname.encode("idna")
+            ok = len(parts.hostname) <= 253
+    except (ValueError, UnicodeError):
         ok = False
     if not ok:
         raise TaiwaError(
-            f"bad --base-url {redact(url)!r}: expected http(s)://HOST[:PORT]/PATH, "
+            f"bad --base-url {redact(url)[:200]!r}: expected http(s)://HOST[:PORT]/PATH, "
             "e.g. http://localhost:8000/v1"
         )
     if parts.username is not None or parts.password is not None:
@@ -172,9 +180,13 @@ class OpenAITransport(ConcurrentModel):
         self.max_retry_wait = max_retry_wait
         self.retry_waits_cut = 0
         self.limiter = RateLimiter(rpm)
+        #: requests that failed for good in a row: :data:`GIVE_UP_AFTER` of them stop the model
+        self.streak = FailureStreak(self.base_url)
         self.timeout = timeout
         #: HTTP requests made (every attempt counts), for tests and run statistics.
         self.http_requests = 0
+        #: timeouts that came from waiting for a free slot of the server (:meth:`run_notes`)
+        self.queue = QueueWatch(redact(self.base_url), self.timeout, concurrency)
         self._chat_url = _endpoint(self.base_url, "chat/completions")
         self.identity = f"{redact(self.base_url)}|{model}"
 
@@ -267,16 +279,22 @@ class OpenAITransport(ConcurrentModel):
         while True:
             await self.limiter.wait()
             try:
-                return await self._attempt(session, payload, probing)
+                reply = await self._attempt(session, payload, probing)
+                self.streak.answered()
+                return reply
             except RequestFailed as exc:
                 if not exc.retryable:
                     raise
                 now = time.monotonic()
                 down_since = (down_since or now) if exc.connection else None
                 reconnects = reconnects + 1 if exc.connection else 0
-                delay = self._retry_delay(
-                    exc, reconnects if exc.connection else attempt, now - (down_since or now)
-                )
+                try:
+                    delay = self._retry_delay(
+                        exc, reconnects if exc.connection else attempt, now - (down_since or now)
+                    )
+                except RequestFailed as final:  # its retries spent: one more in a row
+                    self.streak.failed(final)
+                    raise
                 attempt += 0 if exc.connection else 1
                 tally(retries=1)
             await asyncio.sleep(delay)
@@ -313,6 +331,10 @@ class OpenAITransport(ConcurrentModel):
             return self.max_retry_wait
         return max(delay, exc.retry_after)
 
+    def run_notes(self) -> list[str]:
+        """Notes for the run's summary: timeouts that came from queueing (:class:`QueueWatch`)."""
+        return self.queue.notes()
+
     async def _attempt(
         self, session: aiohttp.ClientSession, payload: bytes, probing: bool
     ) -> Reply:
@@ -320,22 +342,26 @@ class OpenAITransport(ConcurrentModel):
 
         url = self._chat_url
         self.http_requests += 1
+        started, status = self.queue.start(), 0
         try:
             async with session.post(url, data=payload) as resp:
                 status = resp.status
                 raw = await resp.read()
                 retry_after = resp.headers.get("Retry-After") if status == 429 else None
         except TimeoutError:
+            self.queue.timed_out()
             raise RequestFailed(f"timeout after {self.timeout} s", retryable=True) from None
         except aiohttp.ClientError as exc:
             raise RequestFailed(
                 _connect_error(exc, url), retryable=True, connection=_unreachable(exc)
             ) from None
+        finally:
+            self.queue.end(started, answered=200 <= status < 300)
         if 200 <= status < 300:
             try:
-                body = json.loads(raw)
+                body = loads(raw.decode("utf-8"), "the response body")
                 content = body["choices"][0]["message"]["content"]
-            except ValueError:
+            except (ValueError, InputError):
                 snippet = _error_text(raw)[:200]
                 raise RequestFailed(
                     f"unparsable response body (HTTP {status}): {snippet}", retryable=True

@@ -10,9 +10,9 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from taiwa.core.io import index_by_id, read_records
+from taiwa.core.schema import TextRecord
 from taiwa.models.base import ConcurrentModel
 from taiwa.models.types import ChatRequest
-from taiwa.core.schema import TextRecord
 
 
 class MissingReply(LookupError):

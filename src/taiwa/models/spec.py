@@ -19,6 +19,14 @@ AUDIO_KINDS = ("openai", "cascade", "replay")
 any text model), and replayed answers (recorded from whatever heard the audio)."""
 
 
+def looks_like_path(spec: str) -> bool:
+    """Whether ``spec``, no model SPEC (no ``openai:``, ``gguf:`` ... prefix), reads as a
+    path: it holds a ``/`` or starts with ``.`` or ``~`` (``runs/my-bert``, ``./model``)."""
+    if spec == "demo" or spec.partition(":")[0] in KINDS:
+        return False
+    return "/" in spec or "\\" in spec or spec.startswith((".", "~"))
+
+
 @dataclass(frozen=True)
 class ModelSpec:
     """A parsed SPEC: the backend kind and its target (model name, path or built-in name)."""
@@ -158,3 +166,18 @@ def load_model(spec: str | ModelSpec, options: ModelOptions | None = None) -> Ch
     from taiwa.models.transformers_backend import TransformersModel
 
     return TransformersModel(s.target, cache_dir=o.cache_dir or default_cache_dir())
+
+
+def load_checked_model(spec: str, options: ModelOptions | None = None) -> ChatModel:
+    """The model of ``spec`` with its endpoint checked before any request, as a run checks each
+    of its models (:meth:`ModelSpec.check`, then :meth:`ChatModel.check`: one line, fast, for a
+    server that cannot be reached or refuses the key); for commands that call a model outside
+    a run (``taiwa validate``, issue 42)."""
+    import asyncio
+
+    o = options or ModelOptions()
+    parsed = ModelSpec.parse(spec)
+    parsed.check(o)
+    model = load_model(parsed, o)
+    asyncio.run(model.check())
+    return model

@@ -1,5 +1,6 @@
 """Chart types the methods' report sections share, drawn with matplotlib
-(:func:`taiwa.display.charts.svg_string`) and returned as SVG text: bars with their 95 % CIs, stacked
+(:func:`taiwa.display.charts.svg_string`) and returned as SVG text: bars with their 95 % CIs,
+stacked
 bars, a heatmap, a heatmap of ratios, a scatter. They know no method: labels and values come
 from the caller.
 
@@ -15,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from taiwa.display.charts import svg_string
+from taiwa.report.chart_labels import chart_label, chart_labels
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -40,30 +42,18 @@ def _v(e: Estimate | None, key: str = "value") -> float:
     return float("nan") if v is None else float(v)
 
 
-CHART_LABEL = 30
-"""The longest name a chart shows (a system, a category, an act): longer ones are cut in the
-middle (:func:`chart_label`). A system named by a long path (``replay:/long/dir/ones.jsonl``)
-narrowed the axes to nothing: the plot was squeezed into a corner and its labels ran off the
-figure. The tables beside the chart show the name in full."""
+def count_axis(axis: Any) -> None:
+    """Ticks at whole numbers only on ``axis`` (``ax.xaxis``), for counts (items, batch
+    sizes): matplotlib would otherwise mark 7.5 items between 5 and 10."""
+    from matplotlib.ticker import MaxNLocator
 
-
-def chart_label(name: str, limit: int = CHART_LABEL) -> str:
-    """``name`` cut in the middle to at most ``limit`` characters (its start and its end,
-    e.g. a path's file name, stay readable)."""
-    if len(name) <= limit:
-        return name
-    head = (limit - 1) // 2
-    return name[:head] + "…" + name[len(name) - (limit - 1 - head) :]
-
-
-def chart_labels(names: Sequence[str]) -> list[str]:
-    """:func:`chart_label` of each name."""
-    return [chart_label(n) for n in names]
+    axis.set_major_locator(MaxNLocator(integer=True))
 
 
 def _em(label: str) -> float:
-    """A label's width in ems: Japanese characters one each, others about half."""
-    return sum(1.0 if ord(ch) > 0x2E80 else 0.55 for ch in label)
+    """A label's width in ems (its longest line): Japanese characters one each, others about
+    half."""
+    return max(sum(1.0 if ord(ch) > 0x2E80 else 0.55 for ch in line) for line in label.split("\n"))
 
 
 def legend_outside(ax: Axes, *, width: float = FIG_WIDTH, fontsize: float = FONT) -> None:

@@ -10,8 +10,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from taiwa.display.charts import svg_string
-from taiwa.report.figures import FIG_WIDTH, FONT, chart_label, legend_outside
 from taiwa.display.section import Figure
+from taiwa.report.chart_labels import pair_label
+from taiwa.report.figures import FIG_WIDTH, FONT, legend_outside
 
 SIGNIFICANT = "#c0392b"
 OTHER = "#7f7f7f"
@@ -50,7 +51,7 @@ def forest_svg(block: Mapping[str, Any]) -> str:
             ax.axvline(0, color="black", linewidth=0.8)
             ax.set_yticks(
                 range(len(rs)),
-                [f"{chart_label(r['a'])} − {chart_label(r['b'])}" for r in reversed(rs)],
+                [pair_label(r["a"], r["b"]) for r in reversed(rs)],
                 fontsize=FONT,
             )
             ax.set_ylim(-0.7, len(rs) - 0.3)

@@ -1,5 +1,6 @@
 """Runs read for a report or a leaderboard, grouped by method (in the registry's order, handed
-down by the CLI) and the note for a table that joins runs over different items."""
+down by the CLI) and the notes for a table that joins runs over different items or made with
+different settings."""
 
 from __future__ import annotations
 
@@ -13,17 +14,53 @@ if TYPE_CHECKING:
     from taiwa.harness.method import Method
 
 
+def items_text(run: RunData) -> str:
+    """Which items ``run`` was on, for a message: ``20 items of items.jsonl (--limit 20)``, or
+    without the parenthesis when no ``--limit`` was given."""
+    name, _, limit, n = run.items
+    return f"{n} items of {name}" + (f" (--limit {limit})" if limit is not None else "")
+
+
 def item_sets_note(runs: Sequence[RunData]) -> str:
     """One line for a table that joins ``runs`` when they were not on the same items (another
     dataset, another ``--limit``, another number of samples); ``""`` when they were."""
     if len({r.items[1:] for r in runs}) <= 1:
         return ""
-    each = "; ".join(
-        f"{r.path.name}: {r.items[3]} items of {r.items[0]}"
-        + (f" (--limit {r.items[2]})" if r.items[2] is not None else "")
-        for r in runs
-    )
+    each = "; ".join(f"{r.path.name}: {items_text(r)}" for r in runs)
     return f"note: the runs were not on the same items ({each}); compare their rows with care"
+
+
+def settings_note(runs: Sequence[RunData]) -> str:
+    """One line for a table that joins ``runs`` made with different settings (``--seed``,
+    ``--temperature``, ``--max-tokens``, method options, helper roles): what each run used;
+    ``""`` when they agree (the items are :func:`item_sets_note`'s)."""
+    shown = [_settings(r) for r in runs]
+    keys = [
+        k for k in dict.fromkeys(k for s in shown for k in s) if len({s.get(k) for s in shown}) > 1
+    ]
+    if not keys:
+        return ""
+    each = "; ".join(
+        f"{r.path.name}: " + ", ".join(s.get(k, f"{k} (unset)") for k in keys)
+        for r, s in zip(runs, shown, strict=True)
+    )
+    return f"note: the runs differ in their settings ({each})"
+
+
+def _settings(run: RunData) -> dict[str, str]:
+    """The settings of ``run`` that change its numbers, as flags (key → ``--seed 1``)."""
+    cfg = run.config.config
+    out = {
+        flag: f"{flag} {getattr(cfg, key)}"
+        for key, flag in (("seed", "--seed"), ("temperature", "--temperature"),
+                          ("max_tokens", "--max-tokens"))
+        if getattr(cfg, key) is not None
+    }  # fmt: skip
+    for name, value in sorted(run.config.options.items()):
+        out[f"-o {name}"] = f"-o {name}={value}"
+    for name, value in sorted(run.config.roles.items()):
+        out[f"--role {name}"] = f"--role {name}={value}"
+    return out
 
 
 def by_method(

@@ -10,7 +10,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from taiwa.core.errors import TaiwaError
+from taiwa.core.io import shown_name
+from taiwa.display.section import Html
+from taiwa.harness.run_reader import RunData, find_runs, load_run, summary_errors
 from taiwa.metrics.flags import MARK
+from taiwa.report.grouping import by_method, item_sets_note, settings_note
 from taiwa.report.html import esc, join, tag
 from taiwa.report.leaderboard_vs import add_vs_baseline
 from taiwa.report.page import CSS
@@ -21,9 +26,6 @@ from taiwa.report.rich_html import (
     table_html,
     table_markdown,
 )
-from taiwa.harness.run_reader import RunData, find_runs, load_run, summary_errors
-from taiwa.report.grouping import by_method, item_sets_note
-from taiwa.display.section import Html
 
 if TYPE_CHECKING:
     from taiwa.harness.method import Method
@@ -66,14 +68,27 @@ def headline_tables(
     for (name, _), tds in groups.items():
         joined = join_tables([str(r.path) for r, _ in tds], [td for _, td in tds])
         note = item_sets_note([r for r, _ in tds])
+        settings = settings_note([r for r, _ in tds])
         flagged = any(MARK in str(getattr(c, "plain", c)) for row in joined.rows for c in row)
         legend = FLAG_LEGEND if flagged else ""
-        joined.caption = "\n".join(x for x in (note, joined.caption, legend) if x)
+        joined.caption = "\n".join(x for x in (note, settings, joined.caption, legend) if x)
         if not note:  # the same items: paired differences against a baseline
             lead = len(joined.headers) - len(tds[0][1].headers)
             add_vs_baseline(joined, [r for r, _ in tds], methods, lead, baseline)
         out.append((name, joined))
     return out
+
+
+def check_baseline(baseline: str, runs: Sequence[RunData]) -> None:
+    """``--baseline`` names a system of some run (or ``SYSTEM@RUN_DIR``, as a system in two
+    runs is named); otherwise a one-line error, as ``taiwa run`` and ``taiwa compare`` give."""
+    names = {s for r in runs for s in r.systems}
+    names |= {f"{s}@{at}" for r in runs for s in r.systems for at in (r.path.name, r.path)}
+    if baseline not in names:
+        listed = ", ".join(sorted({s for r in runs for s in r.systems}))
+        raise TaiwaError(
+            f"--baseline {shown_name(baseline)}: not a system of these runs ({listed})"
+        )
 
 
 def write_leaderboard(
@@ -89,6 +104,8 @@ def write_leaderboard(
     from taiwa.core.io import atomic_open
 
     runs = [load_run(p) for p in find_runs([runs_dir])]
+    if baseline is not None:
+        check_baseline(baseline, runs)
     tables = headline_tables(runs, methods, baseline)
     made = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     body: list[Html] = []

@@ -40,6 +40,10 @@ def add_vs_baseline(
     labels = run_labels(runs)
     every = [x for names in labels for x in names]
     base = _baseline(every, baseline)
+    if base is None and baseline is not None:
+        note = f"no vs-baseline columns: --baseline {baseline} is none of these runs' systems"
+        td.caption = "\n".join(x for x in (td.caption, note) if x)
+        return
     if base is None or len(every) < 2:
         return
     try:

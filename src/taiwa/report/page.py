@@ -7,16 +7,16 @@ figures and examples."""
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from taiwa.display.section import Html, Section
+from taiwa.harness.run_reader import RunData, summary_errors
 from taiwa.metrics.flags import flag_lines
+from taiwa.report.grouping import by_method
 from taiwa.report.html import esc, join, tag
 from taiwa.report.rich_html import TableData, renderable_html, table_data, table_html
-from taiwa.harness.run_reader import RunData, summary_errors
-from taiwa.report.grouping import by_method
-from taiwa.display.section import Html, Section
 from taiwa.report.svg import inline_svg
 
 if TYPE_CHECKING:
@@ -65,35 +65,32 @@ def _kv(rows: Sequence[tuple[str, Any]]) -> Html:
     return Html(f'<div class="table"><table class="kv">{body}</table></div>')
 
 
-def _digests(d: dict[str, Any] | None) -> str:
+def _digests(d: Mapping[str, str]) -> str:
     """SHA-256 digests shown by their first 12 hex digits."""
-    return "; ".join(f"{k} {str(v)[:12]}" for k, v in (d or {}).items())
+    return "; ".join(f"{k} {v[:12]}" for k, v in d.items())
 
 
 def provenance(run: RunData) -> Html:
     """Who and what made the run: method, systems, helper roles, models, seeds, versions, the
     prompts' and inputs' SHA-256, when it finished."""
     c, s = run.config, run.summary
-    models = "; ".join(
-        f"{spec}: {m.get('backend', '?')} {m.get('model_id', '')}".strip()
-        for spec, m in (c.get("models") or {}).items()
-    )
-    roles = ", ".join(f"{k}={v}" for k, v in (c.get("roles") or {}).items())
-    seeds = ", ".join(f"{k} {v}" for k, v in (c.get("seeds") or {}).items())
-    options = ", ".join(f"{k}={v}" for k, v in (c.get("options") or {}).items())
+    models = "; ".join(f"{spec}: {m.backend} {m.model_id}".strip() for spec, m in c.models.items())
+    roles = ", ".join(f"{k}={v}" for k, v in c.roles.items())
+    seeds = ", ".join(f"{k} {v}" for k, v in c.seeds.items())
+    options = ", ".join(f"{k}={v}" for k, v in c.options.items())
     rows: list[tuple[str, Any]] = [
         ("directory", str(run.path)),
         ("status", s.get("status")),
         ("finished", run.finished),
         ("samples", s.get("n_samples")),
-        ("systems", ", ".join(c.get("systems") or s["systems"])),
+        ("systems", ", ".join(run.systems)),
         ("helper roles (judge, annotator, tagger …)", roles or "none"),
         ("models", models),
         ("options", options),
         ("seeds", seeds),
-        ("taiwa", f"{c.get('taiwa_version', '?')} (git {str(c.get('git_commit'))[:12]})"),
-        ("prompts (SHA-256)", _digests(c.get("prompt_sha256"))),
-        ("inputs (SHA-256)", _digests(c.get("input_sha256"))),
+        ("taiwa", f"{c.taiwa_version or '?'} (git {str(c.git_commit)[:12]})"),
+        ("prompts (SHA-256)", _digests(c.prompt_sha256)),
+        ("inputs (SHA-256)", _digests(c.input_sha256)),
         ("seconds", (s.get("seconds") or {}).get("total")),
     ]
     return _kv(rows)
@@ -101,9 +98,9 @@ def provenance(run: RunData) -> Html:
 
 def failures(run: RunData) -> Html:
     """Failure counts per stage (with the failed rows' first reasons, read from the stage
-    files), the calls per role (errors, repaired and still-invalid outputs) and the tokens and
-    cost per role."""
-    from taiwa.display.tables import calls_table, cost_table
+    files), the calls per role (errors, repaired and still-invalid outputs), the tokens and
+    cost per role and the run's total."""
+    from taiwa.display.tables import calls_table, cost_table, totals_line
 
     s = run.summary
     counts = ", ".join(f"{k}: {v}" for k, v in s["failures"].items()) or "no stage"
@@ -129,9 +126,11 @@ def failures(run: RunData) -> Html:
             )
     if s["calls"]:
         parts.append(renderable_html(calls_table(s["calls"])))
-        cost = cost_table(s["calls"])
+        cost = cost_table(s["calls"], s.get("totals"))
         if cost is not None:
             parts.append(renderable_html(cost))
+        if s.get("totals"):
+            parts.append(tag("p", totals_line(s["totals"])))
     return join(parts)
 
 
@@ -142,15 +141,17 @@ def _section(method: Any, run: RunData) -> tuple[list[Any], Section]:
 
 
 def merged_headline(runs: Sequence[RunData], firsts: Sequence[TableData]) -> TableData | None:
-    """One table of every run's headline (first) table when they share their columns, with a
-    leading ``run`` column; ``None`` otherwise."""
+    """One table of every run's headline (first) table when they share their columns (item
+    counts aside), with a leading ``run`` column and a note when the runs were not on the same
+    items or not made with the same settings; ``None`` otherwise."""
     if len(firsts) < 2 or len({t.header_key for t in firsts}) != 1:
         return None
+    from taiwa.report.grouping import item_sets_note, settings_note
     from taiwa.report.rich_html import join_tables
-    from taiwa.report.grouping import item_sets_note
 
     joined = join_tables([r.path.name for r in runs], firsts)
-    joined.caption = "\n".join(x for x in (item_sets_note(runs), joined.caption) if x)
+    notes = (item_sets_note(runs), settings_note(runs), joined.caption)
+    joined.caption = "\n".join(x for x in notes if x)
     return joined
 
 

@@ -6,11 +6,15 @@ from __future__ import annotations
 
 import html
 import itertools
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from taiwa.display.section import Html
+
+_COUNT = re.compile(r"\s*\(n=[\d,]+\)")
+"""An item count in a column header, ``(n=99)``."""
 
 STYLES = ("red", "green", "yellow", "dim", "bold")
 """rich styles kept as CSS classes (``st-red`` ...); others are dropped."""
@@ -71,7 +75,9 @@ class TableData:
 
     @property
     def header_key(self) -> tuple[str, ...]:
-        return tuple(h.plain for h in self.headers)
+        """The headers without their item counts: tables of runs over different items
+        (``全体 (n=99)``, ``全体 (n=20)``) have the same columns and join (:func:`join_tables`)."""
+        return tuple(_COUNT.sub("", h.plain).strip() for h in self.headers)
 
 
 def table_data(table: Any) -> TableData:
@@ -130,7 +136,8 @@ def _split_titles(titles: Sequence[str]) -> tuple[str, list[str]]:
 def join_tables(labels: Sequence[str], tables: Sequence[TableData]) -> TableData:
     """Tables with the same columns as one, each row led by its table's label (``run``);
     when the titles differ (e.g. another input mode), what differs goes in a ``setting``
-    column instead of the first table's title standing for all."""
+    column instead of the first table's title standing for all; a header whose item count
+    differs from table to table is shown without it."""
     title, tails = _split_titles([t.title for t in tables])
     lead = [as_text("run"), *([as_text("setting")] if tails else [])]
     rows = [
@@ -140,7 +147,11 @@ def join_tables(labels: Sequence[str], tables: Sequence[TableData]) -> TableData
     ]
     head = tables[0]
     align = ["left"] * len(lead) + head.align
-    return TableData(title, head.caption, [*lead, *head.headers], rows, align)
+    headers = [
+        h if len({t.headers[j].plain for t in tables}) == 1 else as_text(head.header_key[j])
+        for j, h in enumerate(head.headers)
+    ]  # a count that differs from run to run is left out (each run's own table gives it)
+    return TableData(title, head.caption, [*lead, *headers], rows, align)
 
 
 _ALIGN = {"left": ' class="l"', "center": ' class="c"'}

@@ -21,12 +21,8 @@ from typing import Any
 from taiwa.core.errors import InputError
 from taiwa.core.io import check_id, iter_rows, shown, write_jsonl
 from taiwa.speech.tts import TTS
-from taiwa.speech.wav import (
-    AudioFormatError,
-    check_benchmark_wav,
-    padded_edges_silent,
-    write_benchmark_wav,
-)
+from taiwa.speech.wav import AudioFormatError, padded_edges_silent, write_benchmark_wav
+from taiwa.speech.wav_check import check_audio
 
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -69,7 +65,7 @@ def audio_name(text: str, tts: TTS, record_id: str | None = None, key: str = "au
 def is_rendered(path: Path) -> bool:
     """Whether ``path`` already holds a benchmark WAV (format and silent padding checked)."""
     try:
-        check_benchmark_wav(path)
+        check_audio(path)
     except AudioFormatError:
         return False
     return padded_edges_silent(path)

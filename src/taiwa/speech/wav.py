@@ -1,6 +1,7 @@
 """The benchmark audio format, seed 000 §3.3: 24 kHz, 16-bit PCM, mono WAV with 120 ms of
 silence before and after the speech. Writing pads and resamples (scipy's polyphase resampler)
-and writes atomically; checking reads a file's header and names what is wrong with it."""
+and writes atomically. What an audio input is checked against before a model hears it is
+:mod:`taiwa.speech.wav_check`."""
 
 from __future__ import annotations
 
@@ -42,17 +43,24 @@ class WavInfo:
         return self.frames / self.sample_rate if self.sample_rate else 0.0
 
 
+def existing_file(path: str | Path) -> Path:
+    """``path`` if it is a regular file; else :class:`AudioFormatError` saying what it is (a
+    FIFO or a device is refused before it is opened: reading it could block)."""
+    from taiwa.core.io import path_kind
+
+    p = Path(path)
+    kind = path_kind(p)
+    if kind != "file":
+        found = {"missing": "no such file", "directory": "a directory"}.get(kind, "not a file")
+        raise AudioFormatError(f"an existing WAV file ({found})")
+    return p
+
+
 def wav_info(path: str | Path) -> WavInfo:
     """The header of ``path``; :class:`AudioFormatError` when it is missing or not a WAV file."""
     import soundfile as sf
 
-    from taiwa.core.io import path_kind
-
-    p = Path(path)
-    kind = path_kind(p)  # a FIFO or a device is refused before it is opened (it could block)
-    if kind != "file":
-        found = {"missing": "no such file", "directory": "a directory"}.get(kind, "not a file")
-        raise AudioFormatError(f"an existing WAV file ({found})")
+    p = existing_file(path)
     try:
         info = sf.info(str(p))
     except (RuntimeError, sf.LibsndfileError) as exc:  # corrupt, truncated or not audio
@@ -65,26 +73,6 @@ def wav_info(path: str | Path) -> WavInfo:
 def _reason(exc: BaseException) -> str:
     text = " ".join(str(exc).split())
     return text.split(": ", 1)[-1][:120] if text else type(exc).__name__
-
-
-def check_wav_with_audio(path: str | Path) -> WavInfo:
-    """The header of ``path`` if it is a readable WAV file with at least one sample; else
-    :class:`AudioFormatError` saying what was found (a 44-byte header without samples, a
-    0-frame file). What every audio part is checked against before any model hears it."""
-    info = wav_info(path)
-    if info.frames == 0:
-        raise AudioFormatError("a WAV file with audio in it (it has no samples)")
-    return info
-
-
-def check_benchmark_wav(path: str | Path) -> WavInfo:
-    """The header of ``path`` if it is 24 kHz / 16-bit / mono WAV with some audio (seed 000
-    §3.3); else :class:`AudioFormatError` saying what was found."""
-    info = wav_info(path)
-    found = f"{info.sample_rate} Hz, {info.subtype}, {info.channels} channel(s)"
-    if (info.sample_rate, info.subtype, info.channels) != (SAMPLE_RATE, SUBTYPE, CHANNELS):
-        raise AudioFormatError(f"24000 Hz, PCM_16, mono WAV (seed 000 §3.3), found {found}")
-    return check_wav_with_audio(path)
 
 
 def padded_edges_silent(path: str | Path) -> bool:

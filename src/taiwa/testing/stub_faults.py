@@ -1,4 +1,5 @@
-"""The stub server's injected faults (:mod:`taiwa.testing.stub_server`, ``fail_rate`` / ``fail_kinds``):
+"""The stub server's injected faults (:mod:`taiwa.testing.stub_server`, ``fail_rate`` /
+``fail_kinds``):
 which kinds there are, drawing one, and the response each one gives."""
 
 from __future__ import annotations

@@ -26,7 +26,8 @@ the bytes) and a part that is not base64 WAV in ``audio_format`` (24 kHz / mono 
 default; ``None`` accepts any WAV) is answered with HTTP 400, as a strict server would.
 
 Scripted judges and systems (``tests/test_judges.py``): ``script`` computes the reply from the
-parsed request body instead of the echo (after ``replies``), e.g. by the ``model`` asked for."""
+parsed request body instead of the echo (after ``replies``), e.g. by the ``model`` asked for.
+``slots`` answers that many requests at once, the others queued, as a serving engine's slots."""
 
 from __future__ import annotations
 
@@ -101,6 +102,9 @@ class StubState:
     #: tokens reported in every answered reply's ``usage``, summed (for cost checks)
     tokens_in: int = 0
     tokens_out: int = 0
+    #: requests answered at once (0: any number), as a server's slots: the others wait their
+    #: turn for their ``latency`` (llama-cpp-python's server has one slot)
+    slots: int = 0
 
 
 def stub_usage(body: dict[str, Any], text: str) -> dict[str, int]:
@@ -188,6 +192,8 @@ def _audio_parts(body: dict[str, Any], wanted: tuple[int, int, int] | None) -> l
 
 
 def make_app(state: StubState) -> web.Application:
+    gate = asyncio.Semaphore(state.slots) if state.slots else contextlib.nullcontext()
+
     async def models(_: web.Request) -> web.Response:
         if state.models_status != 200:
             msg = {"error": {"message": f"scripted {state.models_status}"}}
@@ -231,7 +237,8 @@ def make_app(state: StubState) -> web.Application:
                 {"error": {"message": f"scripted {fault}{echoed}"}}, status=fault
             )
         if state.latency:
-            await asyncio.sleep(state.latency)
+            async with gate:
+                await asyncio.sleep(state.latency)
         with state.lock:
             scripted = state.replies.pop(0) if state.replies else None
         if scripted is not None:

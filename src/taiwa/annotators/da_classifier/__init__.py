@@ -1,1 +1,2 @@
-"""The embedded dialogue-act classifier (seed 002 §5.2): text forms and features, training, calibration, the default recipe and its report, the shipped model, a user's own model, and the transformers-encoder variant."""
+"""The embedded dialogue-act classifier (seed 002 §5.2), in pipeline order: text forms,
+features, training, calibration, the model and its loader, the default recipe, reports."""

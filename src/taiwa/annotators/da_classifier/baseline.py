@@ -97,8 +97,8 @@ def _write(path: Path, classifier: DAClassifier) -> None:
 def _read(path: Path) -> DAClassifier:
     import numpy as np
 
-    from taiwa.annotators.da_classifier.model import DAClassifier
     from taiwa.annotators.da_classifier.features import FeatureSettings, Featurizer
+    from taiwa.annotators.da_classifier.model import DAClassifier
     from taiwa.annotators.da_classifier.training import Softmax
 
     with np.load(path, allow_pickle=False) as f:

@@ -13,7 +13,6 @@ torch and transformers (``pip install 'taiwa[hf]'``) are imported inside functio
 from __future__ import annotations
 
 import contextlib
-import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -109,11 +108,10 @@ class EncoderTagger:
         if not meta_path.is_file():
             raise TaiwaError(f"{path} is not a `taiwa da train` output (no {META_FILE})")
         require_hf()
-        try:
-            meta = json.loads(meta_path.read_text("utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise TaiwaError(f"{meta_path}: unreadable: {exc}") from None
-        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        from taiwa.core.io import read_json_object
+
+        meta = read_json_object(meta_path, f"a {FORMAT} description")[0]
+        if meta.get("format") != FORMAT:
             raise TaiwaError(f"{meta_path}: not a {FORMAT} description")
         if meta.get("version") != VERSION:
             raise TaiwaError(f"{meta_path}: version {meta.get('version')}, expected {VERSION}")

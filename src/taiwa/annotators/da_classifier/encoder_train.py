@@ -29,7 +29,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from taiwa.annotators.da_classifier.model import TAXONOMY, Example, load_examples, taxonomy_acts
 from taiwa.annotators.da_classifier.encoder import (
     FORMAT,
     META_FILE,
@@ -39,6 +38,7 @@ from taiwa.annotators.da_classifier.encoder import (
     quiet_hf,
     require_hf,
 )
+from taiwa.annotators.da_classifier.model import TAXONOMY, Example, load_examples, taxonomy_acts
 from taiwa.core.errors import InputError, TaiwaError
 
 VALIDATION = 0.2
@@ -110,6 +110,9 @@ def check_out(out: Path, overwrite: bool) -> None:
         raise TaiwaError(f"--out {out}: exists and is not a directory")
     if kind == "directory" and any(out.iterdir()) and not overwrite:
         raise TaiwaError(f"--out {out}: exists and is not empty (pass --overwrite to replace it)")
+    from taiwa.core.io import check_writable
+
+    check_writable(out / META_FILE, "--out")  # a place where the directory can be made
 
 
 def check_examples(examples: Sequence[Example], acts: Sequence[str]) -> None:

@@ -27,7 +27,8 @@ Blocks of one feature row (see :class:`FeatureSettings` for the sizes):
    :mod:`.da_morph_features`) hashed into ``2**word_bits`` columns, binary, L2-normalised,
    scaled by ``word_scale``;
 8. optional (``casual``, issue 26): the n-grams of blocks 1–2 and the morphemes are read from
-   the casual core (:func:`~taiwa.annotators.da_classifier.chat_text.casual_form`: laughter, lengthening,
+   the casual core (:func:`~taiwa.annotators.da_classifier.chat_text.casual_form`: laughter,
+   lengthening,
    fillers and punctuation normalised away), and the shape flags it returns (question,
    exclamation, period, ellipsis, laughter, filler, lengthening) plus ``opening`` (no previous
    utterance) are a block of their own;
@@ -52,8 +53,8 @@ from typing import Any
 import numpy as np
 
 from taiwa.annotators.da_classifier.chat_text import SHAPE_NAMES, casual_form
-from taiwa.annotators.da_classifier.morphs import analysed, vectors_of, word_columns
 from taiwa.annotators.da_classifier.endings import ending_columns, position_class
+from taiwa.annotators.da_classifier.morphs import analysed, vectors_of, word_columns
 from taiwa.text.normalize import nfkc
 
 EXTRA_NAMES = (

@@ -238,13 +238,13 @@ class DAClassifier:
 
         from taiwa.annotators.da_classifier.features import FeatureSettings, Featurizer
         from taiwa.annotators.da_classifier.training import Softmax
+        from taiwa.core.errors import TaiwaError
+        from taiwa.core.io import read_json_object
 
         if npz is None:
             npz = shipped_paths()[0]
-        meta = json.loads(npz.with_suffix(".json").read_text("utf-8"))
+        meta = read_json_object(npz.with_suffix(".json"), "a classifier's description")[0]
         if meta.get("version") not in COMPATIBLE:
-            from taiwa.core.errors import TaiwaError
-
             raise TaiwaError(
                 f"{npz}: model version {meta.get('version')}, expected {VERSION}: retrain it"
             )

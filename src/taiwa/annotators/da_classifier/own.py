@@ -42,9 +42,12 @@ META_FILE = "taiwa_da.json"
 
 def is_own(path: Path) -> bool:
     """Whether ``path`` holds a classifier this module wrote (by its ``taiwa_da.json``)."""
+    from taiwa.core.errors import InputError
+    from taiwa.core.io import read_json_object
+
     try:
-        meta = json.loads((Path(path) / META_FILE).read_text("utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        meta = read_json_object(Path(path) / META_FILE)[0]
+    except InputError:
         return False
     return isinstance(meta, dict) and meta.get("format") == FORMAT
 
@@ -81,14 +84,14 @@ def train_own(
     """Fit the default recipe on ``examples`` (with the previous-act block when
     :func:`previous_act_plan` says so) and write ``out``; returns ``taiwa_da.json``'s
     content."""
-    from taiwa.annotators.da_classifier.model import char_ngram_settings, fit, taxonomy_acts
-    from taiwa.annotators.da_classifier.recipe import BALANCE, L2_GRID, fit_default
     from taiwa.annotators.da_classifier.encoder_train import (
         check_examples,
         check_out,
         current_umask,
         replace_dir,
     )
+    from taiwa.annotators.da_classifier.model import char_ngram_settings, fit, taxonomy_acts
+    from taiwa.annotators.da_classifier.recipe import BALANCE, L2_GRID, fit_default
 
     acts = taxonomy_acts()
     check_examples(examples, acts)

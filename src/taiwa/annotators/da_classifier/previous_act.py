@@ -35,8 +35,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from taiwa.annotators.da_classifier.model import DAClassifier, Example
     from taiwa.annotators.da_classifier.features import FeatureSettings
+    from taiwa.annotators.da_classifier.model import DAClassifier, Example
 
 FOLDS = 4
 """Cross-fitting folds of the previous-act guesses."""

@@ -3,7 +3,8 @@
 Training data, both bundled (``data/samples/da_distribution/``):
 
 - ``labelled.jsonl``: tidy single exchanges; a stratified 20 % of it (seed
-  :data:`~taiwa.annotators.da_classifier.model.SEED`) is the *tidy* held-out split, never trained on;
+  :data:`~taiwa.annotators.da_classifier.model.SEED`) is the *tidy* held-out split, never trained
+  on;
 - ``chatstyle_train.jsonl``: whole dialogues written in the style of spontaneous chat (short,
   unpunctuated, backchannels, fillers, laughter, cut-off sentences; both speakers labelled).
 
@@ -71,7 +72,8 @@ temperature) and skips the two fits that lost there: on the shared 2-core machin
 def default_settings() -> FeatureSettings:
     """The shipped model's features: char n-grams of the casual core (reply and previous
     utterance), ja-ginza mean vector, morpheme keys, overlap and shape flags; :func:`fit_default`
-    adds the previous-act block (:func:`~taiwa.annotators.da_classifier.previous_act.fit_with_previous`)."""
+    adds the previous-act block
+    (:func:`~taiwa.annotators.da_classifier.previous_act.fit_with_previous`)."""
     from taiwa.annotators.da_classifier.features import FeatureSettings
 
     return FeatureSettings(casual=True, word_bits=14)

@@ -27,11 +27,11 @@ from taiwa.harness.options import comma_list
 
 if TYPE_CHECKING:
     from taiwa.benchmarks.chitchat.dataset import ChitchatItem
-    from taiwa.metrics.comparisons import ComparedMetric
+    from taiwa.display.section import Section
     from taiwa.harness.demo_spec import Demo
     from taiwa.harness.method import Stage
     from taiwa.harness.run_reader import RunData
-    from taiwa.display.section import Section
+    from taiwa.metrics.comparisons import ComparedMetric
 
 TaskName = Literal["next_utterance", "next_speaker", "continuation"]
 TASK_NAMES: tuple[TaskName, ...] = ("next_utterance", "next_speaker", "continuation")
@@ -166,8 +166,8 @@ class ChitchatMethod:
         """Per item: ROUGE-L of the extracted reply and the single judge's rating (when the run
         has a judge); the pairwise judge's win rate as a statistic over shared items (pooled
         points / pairs, :class:`taiwa.judges.win_rate.WinRate`)."""
-        from taiwa.metrics.comparisons import ComparedMetric
         from taiwa.judges.win_rate import WinRate, points_of
+        from taiwa.metrics.comparisons import ComparedMetric
 
         return [
             ComparedMetric("rougeL", "ROUGE-L", "higher", "extract", "rougeL"),
@@ -187,7 +187,6 @@ class ChitchatMethod:
         ]
 
     def aggregate(self, samples: Iterable[Any], results: Results, setup: Setup) -> Summary:
-        from taiwa.metrics import flags
         from taiwa.benchmarks.chitchat import summary as s
         from taiwa.benchmarks.chitchat.analysis import task_difficulty
         from taiwa.benchmarks.chitchat.human_ranks import iter_rankings
@@ -197,6 +196,7 @@ class ChitchatMethod:
             quality_notes,
             win_rate_matrix,
         )
+        from taiwa.metrics import flags
 
         o: ChitchatOptions = setup.options
         seed = setup.seed

@@ -177,8 +177,8 @@ def judge_flags(
     """The judge's flags: no pair judged for the order-flip rate, one rating for nearly every
     reply (over all systems: the judge's; else per system, leaving out ``human``, whose reply
     is the reference the judge compares with)."""
-    from taiwa.metrics import flags
     from taiwa.judges.analysis import rating_histogram
+    from taiwa.metrics import flags
 
     q = across["judge_quality"]
     flip = q.get("flip_rate")

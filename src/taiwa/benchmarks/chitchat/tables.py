@@ -1,6 +1,8 @@
 """Terminal tables of a chitchat summary, laid out as seed 001's: the automatic evaluation
 (抜き出し成功, 単一評価, ROUGE-1/2/L), the pairwise win-rate matrix, the per-task table, the
-rankings with their Spearman ρ, human mean ranks, and the judge-quality lines."""
+rankings and, in a table of their own, Spearman ρ between the evaluations, human mean ranks
+and ρ with them, and the judge-quality lines. A system column holds systems only, so that it
+stays as narrow as their names at 80 columns."""
 
 from __future__ import annotations
 
@@ -12,9 +14,9 @@ from rich.text import Text
 
 from taiwa.benchmarks.chitchat.dataset import TASK_TITLES
 from taiwa.benchmarks.chitchat.summary import EVALUATIONS
-from taiwa.metrics.flags import MARK, flagged, mark
-from taiwa.harness.method import HUMAN
 from taiwa.display.tables import ci_cell, clip
+from taiwa.harness.method import HUMAN
+from taiwa.metrics.flags import MARK, flagged, mark
 
 CONSTANT = "judge_quality.rating_histogram"
 """The ``across`` key a constant-rating flag of the judge is on: it marks the judge's rating
@@ -29,8 +31,12 @@ def tables(summary: Mapping[str, Any]) -> list[Any]:
     out.append(task_table(summary))
     if a.get("rankings"):
         out.append(ranking_table(a))
+        if a.get("consistency"):
+            out.append(consistency_table(a["consistency"]))
     if "human" in a:
         out.append(human_table(a["human"]))
+        if a["human"].get("vs_human"):
+            out.append(vs_human_table(a["human"]["vs_human"]))
     if "judge_quality" in a:
         out += judge_lines(a["judge_quality"], constant=flagged(a, CONSTANT))
     out += identical_lines(summary)
@@ -158,9 +164,11 @@ def task_table(summary: Mapping[str, Any]) -> Table:
 
 
 def ranking_table(a: Mapping[str, Any]) -> Table:
-    """Seed 001's consistency table: each system's place by each evaluation, then ρ."""
+    """Seed 001's consistency table, its first half: each system's place by each evaluation
+    (the systems alone in the system column; ρ between the evaluations follows in
+    :func:`consistency_table`)."""
     ranks = a["rankings"]
-    t = Table(title="rankings (1 = best) and Spearman ρ between evaluations", title_justify="left")
+    t = Table(title="rankings (1 = best)", title_justify="left")
     t.add_column("system")
     evaluations = [e for e in EVALUATIONS if e in ranks]
     for e in evaluations:
@@ -168,10 +176,44 @@ def ranking_table(a: Mapping[str, Any]) -> Table:
     systems = list(dict.fromkeys(s for e in evaluations for s in ranks[e]))
     for s in systems:
         t.add_row(clip(s), *(f"{ranks[e][s]:g}" if s in ranks[e] else "–" for e in evaluations))
-    for pair, c in a.get("consistency", {}).items():
-        x, y = pair.split("~")
-        t.add_row(Text(f"ρ {EVALUATIONS[x]} ~ {EVALUATIONS[y]}", style="dim"), rho_cell(c))
     return t
+
+
+def consistency_table(consistency: Mapping[str, Mapping[str, Any]]) -> Table:
+    """Seed 001's consistency table, its second half: Spearman ρ between every two
+    evaluations over the systems, with p and n, one row per pair of evaluations."""
+    t = _rho_table("Spearman ρ between evaluations (over the systems)")
+    for pair, c in consistency.items():
+        x, y = pair.split("~")
+        t.add_row(f"{EVALUATIONS[x]} ~ {EVALUATIONS[y]}", *_rho_cells(c, ci=False))
+    return t
+
+
+def vs_human_table(vs_human: Mapping[str, Mapping[str, Any]]) -> Table:
+    """Spearman ρ of each evaluation with the human mean ranks, with its 95 % CI, p and n."""
+    t = _rho_table("Spearman ρ with the human rankings")
+    for e, c in vs_human.items():
+        t.add_row(f"{EVALUATIONS[e]} ~ human", *_rho_cells(c, ci=True))
+    return t
+
+
+def _rho_table(title: str) -> Table:
+    t = Table(title=title, title_justify="left")
+    t.add_column("evaluations")
+    for name in ("ρ", "p", "n"):
+        t.add_column(name, justify="right")
+    return t
+
+
+def _rho_cells(c: Mapping[str, Any], *, ci: bool) -> tuple[str, str, str]:
+    """ρ (with its CI when ``ci``), p and n; ρ undefined says why (:func:`rho_cell`)."""
+    if not _number(c.get("rho")):
+        return "– (undefined: a ranking is constant)", "", str(c["n"])
+    rho = f"{c['rho']:.2f}"
+    if ci and _number(c.get("ci_low")) and _number(c.get("ci_high")):
+        rho += f" [{c['ci_low']:.2f}, {c['ci_high']:.2f}]"
+    p = f"{c['p']:.2g}" if _number(c.get("p")) else "–"
+    return rho, p, str(c["n"])
 
 
 def _number(x: Any) -> bool:
@@ -188,7 +230,8 @@ def rho_cell(c: Mapping[str, Any]) -> str:
 
 
 def human_table(h: Mapping[str, Any]) -> Table:
-    """Seed 001's 人手評価 table (平均順位, 中央値, 分散) and ρ of each evaluation with it."""
+    """Seed 001's 人手評価 table (平均順位, 中央値, 分散), one row per system (ρ of each
+    evaluation with it follows in :func:`vs_human_table`)."""
     t = Table(title=f"human rankings ({h['rankings']} rankings)", title_justify="left")
     for name in ("system", "mean rank", "median", "variance", "n"):
         t.add_column(name, justify="left" if name == "system" else "right")
@@ -199,15 +242,6 @@ def human_table(h: Mapping[str, Any]) -> Table:
             f"{v['median']:g}",
             f"{v['variance']:.2f}",
             str(v["n"]),
-        )
-    for e, c in h.get("vs_human", {}).items():
-        defined = _number(c["rho"])
-        t.add_row(
-            Text(f"ρ {EVALUATIONS[e]} ~ human", style="dim"),
-            f"{c['rho']:.2f} [{c['ci_low']:.2f}, {c['ci_high']:.2f}]" if defined else rho_cell(c),
-            f"p={c['p']:.2g}" if defined else "",
-            "",
-            str(c["n"]),
         )
     return t
 

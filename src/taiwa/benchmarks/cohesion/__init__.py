@@ -23,12 +23,12 @@ from taiwa.harness.method import Results, Setup, Summary
 from taiwa.harness.options import comma_list
 
 if TYPE_CHECKING:
-    from taiwa.metrics.comparisons import ComparedMetric
+    from taiwa.core.schema import Dialogue
+    from taiwa.display.section import Section
     from taiwa.harness.demo_spec import Demo
     from taiwa.harness.method import Stage
     from taiwa.harness.run_reader import RunData
-    from taiwa.display.section import Section
-    from taiwa.core.schema import Dialogue
+    from taiwa.metrics.comparisons import ComparedMetric
 
 
 class CohesionOptions(BaseModel):

@@ -22,8 +22,8 @@ from typing import Any
 
 from taiwa.benchmarks.cohesion.dataset import AGENT_ROLES
 from taiwa.benchmarks.cohesion.scoring import score_dialogues
-from taiwa.resources.vectors import GinzaVectors
 from taiwa.core.schema import Dialogue
+from taiwa.resources.vectors import GinzaVectors
 
 GRID = (0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8)
 

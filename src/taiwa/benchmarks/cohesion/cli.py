@@ -16,7 +16,7 @@ def build_calibrate_cohesion(
     dialogues: Annotated[
         Path | None, typer.Option(help="Labelled dialogue JSONL (default: the bundled sample).")
     ] = None,
-    seed: Annotated[int, typer.Option(min=0, help="Seed of the splicing.")] = 0,
+    seed: Annotated[int, typer.Option(min=0, max=2**63 - 1, help="Seed of the splicing.")] = 0,
 ) -> None:
     """Separation (real vs spliced dialogues) and F1 vs human labels per cosine threshold."""
     from rich.table import Table as RichTable

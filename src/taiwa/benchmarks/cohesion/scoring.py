@@ -25,10 +25,10 @@ import numpy as np
 from rich.progress import Progress
 
 from taiwa.benchmarks.cohesion.dataset import AGENT_ROLES, system_of
+from taiwa.core.schema import Dialogue
 from taiwa.metrics.cohesion import CONDITIONS, Link, check_conditions, cohesive_utterances
 from taiwa.metrics.stats import N_RESAMPLES, bootstrap_ci, correlation, percentile_estimate
 from taiwa.resources.association import AssociationResource, Word
-from taiwa.core.schema import Dialogue
 from taiwa.text.content_words import content_blocks, content_many, is_content
 from taiwa.text.tokenizer import MorphAnalyzer, Token, default_tokenizer
 

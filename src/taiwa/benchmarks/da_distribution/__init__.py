@@ -27,12 +27,13 @@ from taiwa.harness.options import comma_list
 
 if TYPE_CHECKING:
     from taiwa.benchmarks.da_distribution.dataset import ContextItem
-    from taiwa.metrics.comparisons import ComparedMetric
+    from taiwa.display.section import Section
     from taiwa.harness.demo_spec import Demo
     from taiwa.harness.method import Stage
-    from taiwa.models.types import ChatMessage
     from taiwa.harness.run_reader import RunData
-    from taiwa.display.section import Section
+    from taiwa.metrics.comparisons import ComparedMetric
+    from taiwa.models.spec import ModelOptions
+    from taiwa.models.types import ChatMessage
 
 SYSTEM_PROMPT = (
     "あなたは気軽な雑談の相手です。相手の最後の発話に対して、日本語で自然な返事を一言"
@@ -69,7 +70,8 @@ class DADistributionOptions(BaseModel):
         None,
         description="gold labels (JSONL: id, context, reply, act) or a `taiwa validate tagger "
         "--json` report: the tagger's confusion, for DAE/DAMI corrected for its errors (the "
-        "default tagger: the bundled held-out split)",
+        "default tagger: the real-chat held-out split for the human replies, the system-style "
+        "one for the systems')",
     )
     consistency_repetitions: int = Field(
         20_000, ge=1, le=1_000_000, description="paired batches drawn per batch size"
@@ -117,10 +119,12 @@ class TaggerValidator:
     def default_data(self) -> list[Path]:
         return []
 
-    def validate(self, spec: str, data: Sequence[Path], seed: int) -> dict[str, Any]:
+    def validate(
+        self, spec: str, data: Sequence[Path], seed: int, models: ModelOptions
+    ) -> dict[str, Any]:
         from taiwa.benchmarks.da_distribution.validate_tagger import validate_tagger
 
-        return validate_tagger(spec, data, seed)
+        return validate_tagger(spec, data, seed, models)
 
     def tables(self, report: Mapping[str, Any]) -> list[Any]:
         from taiwa.benchmarks.da_distribution.validate_tagger import report_tables
@@ -165,8 +169,8 @@ class DADistributionMethod:
         from taiwa.benchmarks.da_distribution.correction import check_validation_file
         from taiwa.benchmarks.da_distribution.llm_tagging import LLMTagStage
         from taiwa.benchmarks.da_distribution.tagging import ModelTagger, TagStage, check_tagger
-        from taiwa.harness.stages import GenerateStage
         from taiwa.core.taxonomies import load_taxonomy
+        from taiwa.harness.stages import GenerateStage
 
         o: DADistributionOptions = setup.options
         taxonomy = load_taxonomy(o.taxonomy)
@@ -227,7 +231,12 @@ class DADistributionMethod:
 
     def aggregate(self, samples: Iterable[Any], results: Results, setup: Setup) -> Summary:
         from taiwa.benchmarks.da_distribution import summary as s
-        from taiwa.benchmarks.da_distribution.correction import add_corrected, run_validation
+        from taiwa.benchmarks.da_distribution.corrected import (
+            add_corrected,
+            off_validation_flags,
+            ordering_flags,
+        )
+        from taiwa.benchmarks.da_distribution.correction import run_validations
         from taiwa.core.taxonomies import load_taxonomy
 
         o: DADistributionOptions = setup.options
@@ -244,16 +253,18 @@ class DADistributionMethod:
         }
         s.bias_flags(systems, texts)
         notes = s.untagged_notes(systems)
-        validation = run_validation(setup.roles["tagger"], o)
+        validations = run_validations(setup.roles["tagger"], o)
         gold = [HUMAN] if o.human_acts == "labels" else []
-        notes += add_corrected(systems, across, c, labels, validation, setup.seed, gold)
-        if validation is not None:
-            s.validation_range_flags(systems, texts, validation.lengths, gold)
-        if HUMAN in systems and o.human_acts == "tagger":
+        notes += add_corrected(systems, across, c, labels, validations, setup.seed, gold)
+        if validations is not None:
+            lengths = {x: validations.of(x).lengths for x in systems}
+            s.validation_range_flags(systems, texts, lengths, gold)
+        if HUMAN in systems:
             reply_acts = {i: it.reply_act for i, it in enumerate(samples) if it.reply_act}
-            agreement = s.human_label_agreement(c, reply_acts, setup.seed)
+            agreement = s.human_label_agreement(c, reply_acts, setup.seed, bool(gold))
             if agreement is not None:
                 across["tagger_vs_human_labels"] = agreement
+                off_validation_flags(systems, agreement, validations)
         files = {"transitions.svg": s.lift_writer(systems)}
         if len(systems) >= 2:
             block, curves, more = s.consistency_block(
@@ -263,6 +274,7 @@ class DADistributionMethod:
             notes += more
             if curves:
                 files["consistency.svg"] = s.curve_writer(curves)
+        ordering_flags(systems, across, order)
         if c.prev_from.get("unknown"):
             notes.append(
                 f"{c.prev_from['unknown']} context(s) without a previous act: left out of DAMI "
@@ -311,7 +323,9 @@ def _tagger_provenance(spec: str) -> dict[str, Any]:
             },
             "training_data": meta["training_data"],
         }
-    meta = json.loads((Path(spec) / "taiwa_da.json").read_text("utf-8"))
+    from taiwa.core.io import read_json_object
+
+    meta = read_json_object(Path(spec) / "taiwa_da.json", "a tagger's description")[0]
     from taiwa.annotators.da_classifier.own import FORMAT
 
     if meta.get("format") == FORMAT:

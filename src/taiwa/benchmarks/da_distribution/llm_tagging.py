@@ -18,9 +18,10 @@ from typing import Any
 from taiwa.annotators.llm_tagger import INVALID, Example, LLMTagger, TagPrompt, count, parse_act
 from taiwa.benchmarks.da_distribution.dataset import ContextItem
 from taiwa.benchmarks.da_distribution.tagging import ModelTagger, TagStage
-from taiwa.harness.method import REPAIRS, Retry, Row
-from taiwa.models.types import ChatRequest, ChatResponse, GenerationParams
 from taiwa.core.schema import Taxonomy
+from taiwa.harness.method import REPAIRS, Retry, Row
+from taiwa.models.base import ChatModel
+from taiwa.models.types import ChatRequest, ChatResponse, GenerationParams
 
 ATTEMPTS = 2
 MAX_TOKENS = 48
@@ -46,9 +47,10 @@ def tag_prompt(taxonomy: Taxonomy, seed: int) -> TagPrompt:
     return TagPrompt(taxonomy, examples, params)
 
 
-def llm_classifier(spec: str, taxonomy: Taxonomy, seed: int) -> LLMTagger:
-    """The model as a ``tag_many`` classifier (for ``taiwa validate tagger SPEC``)."""
-    return LLMTagger(spec, tag_prompt(taxonomy, seed), ATTEMPTS)
+def llm_classifier(model: ChatModel, spec: str, taxonomy: Taxonomy, seed: int) -> LLMTagger:
+    """``model`` (SPEC ``spec``) as a ``tag_many`` classifier (for ``taiwa validate tagger
+    SPEC``)."""
+    return LLMTagger(model, spec, tag_prompt(taxonomy, seed), ATTEMPTS)
 
 
 class LLMTagStage(TagStage):

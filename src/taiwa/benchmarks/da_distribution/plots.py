@@ -1,4 +1,5 @@
-"""Seed 002's figures as SVG (:func:`taiwa.display.charts.svg_figure`): the consistency curve (Fig. 3)
+"""Seed 002's figures as SVG (:func:`taiwa.display.charts.svg_figure`): the consistency curve
+(Fig. 3)
 and the transition-lift heatmaps (Fig. 2)."""
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from taiwa.display.charts import svg_figure
-from taiwa.report.figures import legend_outside
+from taiwa.report.figures import count_axis, legend_outside
 
 if TYPE_CHECKING:
     from taiwa.benchmarks.da_distribution.consistency import Consistency
@@ -32,6 +33,7 @@ def write_curve_svg(curves: Mapping[str, Consistency], path: str | Path) -> None
             ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=label)
         metrics = {r.metric.upper() for r in curves.values()}
         ax.set_xlabel("batch size")
+        count_axis(ax.xaxis)
         ax.set_ylabel(f"{'/'.join(sorted(metrics))} ordering agrees with full set (%)")
         ax.set_ylim(top=100.5)
         ax.grid(alpha=0.3)

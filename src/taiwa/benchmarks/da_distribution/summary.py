@@ -17,9 +17,9 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-from taiwa.metrics import flags
 from taiwa.benchmarks.da_distribution.consistency import Consistency, consistency
 from taiwa.harness.method import HUMAN, Results
+from taiwa.metrics import flags
 from taiwa.metrics.da_bootstrap import (
     PLUG_IN_FLOORS,
     ActDistribution,
@@ -39,6 +39,9 @@ class Collected:
     paired: list[dict[str, str]] = field(default_factory=list)
     """Per context: the act of every system that was tagged (for the paired consistency)."""
     paired_prev: list[str | None] = field(default_factory=list)
+    reference: list[str | None] = field(default_factory=list)
+    """Per context: the tagger's act of the human reply when the run took its act from the
+    test set's label (``reference_act``; ``None`` otherwise), to check the tagger against it."""
     untagged: dict[str, Counter[str]] = field(default_factory=dict)
     prev_from: Counter[str] = field(default_factory=Counter)
 
@@ -59,6 +62,7 @@ def collect(rows: Iterable[Mapping[str, Any]], systems: Sequence[str]) -> Collec
             c.untagged[s][reason] += 1
         c.paired.append(dict(row["acts"]))
         c.paired_prev.append(prev)
+        c.reference.append(row.get("reference_act"))
     return c
 
 
@@ -119,14 +123,17 @@ def system_blocks(
 
 
 def human_label_agreement(
-    c: Collected, reply_acts: Mapping[int, str], seed: int
+    c: Collected, reply_acts: Mapping[int, str], seed: int, from_labels: bool = False
 ) -> dict[str, Any] | None:
     """How often the tagger gives the human reply the test set's ``reply_act`` label (a check
-    of the tagger on this test set), or ``None`` without labels."""
+    of the tagger on this test set), or ``None`` without labels. ``from_labels``: the run took
+    the human replies' acts from those labels, and the tagger's own acts of them are the
+    ``reference`` ones (none when the tagger did not tag them: a chat model or votes)."""
+    tagged = c.reference if from_labels else [acts.get(HUMAN) for acts in c.paired]
     hits = [
-        float(acts[HUMAN] == reply_acts[i])
-        for i, acts in enumerate(c.paired)
-        if HUMAN in acts and i in reply_acts
+        float(act == reply_acts[i])
+        for i, act in enumerate(tagged)
+        if act is not None and i in reply_acts
     ]
     if not hits:
         return None
@@ -227,11 +234,11 @@ def bias_flags(
 def validation_range_flags(
     blocks: Mapping[str, MutableMapping[str, Any]],
     texts: Mapping[str, Sequence[str]],
-    validated: Sequence[int],
+    validated: Mapping[str, Sequence[int]],
     labelled: Sequence[str] = (),
 ) -> None:
     """Flag DAE and DAMI of a system whose replies are mostly longer than every utterance of
-    the tagger's validation set (``validated``: their lengths; see
+    the tagger's validation set of that system (``validated``: their lengths by system; see
     :func:`taiwa.metrics.flags.beyond_validation`): the tagger's accuracy there, and the correction
     through its confusion, do not carry over (not for the ``labelled`` systems, whose acts
     are gold labels)."""
@@ -239,7 +246,7 @@ def validation_range_flags(
         if s in labelled or s not in texts:
             continue
         lengths = [len(t) for t in texts[s]]
-        flag = flags.beyond_validation(lengths, validated, "dae", "the tagger")
+        flag = flags.beyond_validation(lengths, validated.get(s, ()), "dae", "the tagger")
         if flag is not None:
             flags.add(b, flag, flags.Flag(flag.code, "dami", flag.text))
 

@@ -9,9 +9,15 @@ from typing import Any
 
 from rich.table import Table
 
-from taiwa.benchmarks.da_distribution.correction_table import corrected_caption, corrected_tables
-from taiwa.metrics.flags import mark
+from taiwa.benchmarks.da_distribution.correction_table import (
+    CORRECTED_COLUMNS,
+    corrected_caption,
+    corrected_caption_line,
+    corrected_cells,
+    has_corrected,
+)
 from taiwa.display.tables import ci_cell, clip, compact_table
+from taiwa.metrics.flags import mark
 
 METRICS = {
     "dae": "DAE (bits)",
@@ -22,7 +28,8 @@ METRICS = {
 
 
 def table2(summary: Mapping[str, Any]) -> Table:
-    """Seed 002 Table 2: DAE, DAMI and Distinct per system, with n and 95 % CIs."""
+    """Seed 002 Table 2: DAE, DAMI and Distinct per system, with n and 95 % CIs, and DAE and
+    DAMI corrected for the tagger's errors when the run has them."""
     t = Table(
         title="da-distribution (seed 002 Table 2)",
         title_justify="left",
@@ -34,6 +41,10 @@ def table2(summary: Mapping[str, Any]) -> Table:
     t.add_column("n", justify="right", no_wrap=True)
     for label in METRICS.values():
         t.add_column(label, justify="right")
+    corrected = has_corrected(summary)
+    if corrected:
+        for label in CORRECTED_COLUMNS.values():
+            t.add_column(label, justify="right")
     tagger = summary["across"].get("tagger", {})
     if tagger:
         line = f"\nacts: {tagger['kind']} ({clip(tagger['spec'], 60)})"
@@ -45,9 +56,13 @@ def table2(summary: Mapping[str, Any]) -> Table:
                 f"(n={agree['n']})"
             )
         t.caption = f"{t.caption}{line}"
+    t.caption = f"{t.caption}{corrected_caption_line(summary)}"
     for system, b in summary["systems"].items():
         n = f"{b.get('tagged', 0)}/{b.get('n', '–')}"
-        t.add_row(clip(system), n, *(mark(ci_cell(b.get(k)), b, k) for k in METRICS))
+        cells = [mark(ci_cell(b.get(k)), b, k) for k in METRICS]
+        if corrected:
+            cells += corrected_cells(b)
+        t.add_row(clip(system), n, *cells)
     return t
 
 
@@ -120,9 +135,10 @@ def lift_table(block: Mapping[str, Any], system: str) -> Table:
     return t
 
 
-def consistency_table(block: Mapping[str, Any]) -> Table:
+def consistency_table(block: Mapping[str, Any], across: Mapping[str, Any] | None = None) -> Table:
     """Seed 002 Fig. 3 as numbers: how often paired batches order two systems by DAE as the
-    full set does."""
+    full set does; a pair is marked when ``across`` flags it (the corrected DAE orders it the
+    other way or is flagged)."""
     t = Table(
         title="consistency of the DAE ordering (seed 002 §5.1, Fig. 3)",
         title_justify="left",
@@ -140,13 +156,13 @@ def consistency_table(block: Mapping[str, Any]) -> Table:
             f"[{100 * q['agreement']['ci_low']:.1f}, {100 * q['agreement']['ci_high']:.1f}]"
             for q in p["points"]
         )
-        t.add_row(clip(label), str(p["n"]), points)
+        t.add_row(mark(clip(label), across, f"consistency.{label}"), str(p["n"]), points)
     return t
 
 
 def tables(summary: Mapping[str, Any]) -> list[Any]:
-    out: list[Any] = [table2(summary), *corrected_tables(summary), table1(summary)]
+    out: list[Any] = [table2(summary), table1(summary)]
     out += [lift_table(b, s) for s, b in summary["systems"].items()]
     if "consistency" in summary["across"]:
-        out.append(consistency_table(summary["across"]["consistency"]))
+        out.append(consistency_table(summary["across"]["consistency"], summary["across"]))
     return out

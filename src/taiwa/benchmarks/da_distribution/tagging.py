@@ -3,7 +3,8 @@
 Seed 002 labels acts by crowd votes (§3.3, §5.1) or by a classifier (§5.2); the ``tagger``
 role names which:
 
-- ``default``: the embedded classifier (:mod:`taiwa.annotators.da_classifier.model`, ``chitchat11``);
+- ``default``: the embedded classifier (:mod:`taiwa.annotators.da_classifier.model`,
+``chitchat11``);
 - ``PATH``: a ``taiwa da train`` output: the default recipe on the user's data
   (:mod:`taiwa.annotators.da_classifier.own`) or an encoder fine-tuned with ``--base``
   (:mod:`taiwa.annotators.da_classifier.encoder`);
@@ -31,9 +32,9 @@ from typing import Any, Protocol
 
 from taiwa.benchmarks.da_distribution.dataset import ContextItem
 from taiwa.core.errors import TaiwaError
+from taiwa.core.schema import Taxonomy
 from taiwa.harness.method import HUMAN, Retry, Row, StageBase
 from taiwa.models.types import ChatRequest, ChatResponse
-from taiwa.core.schema import Taxonomy
 
 VOTES = "votes:"
 DEFAULT = "default"
@@ -89,7 +90,10 @@ def check_tagger(spec: str, taxonomy: Taxonomy, seed: int) -> Labels | Path | Mo
 
     path = Path(spec)
     if path_kind(path / "taiwa_da.json") != "file":
-        from taiwa.models.spec import ModelSpec
+        from taiwa.models.spec import ModelSpec, looks_like_path
+
+        if path_kind(path) == "missing" and looks_like_path(spec):
+            raise TaiwaError(f"--tagger {spec}: no such directory")
 
         try:
             ModelSpec.parse(spec)
@@ -162,6 +166,7 @@ class TagStage(StageBase):
     ) -> Row | Retry:
         texts, acts = self._to_tag(sample, upstream)
         untagged: dict[str, str] = {}
+        reference_act: str | None = None
         prev_act, prev_from = self._labelled_prev(sample)
         if isinstance(self.checked, Labels):
             labels = self.checked
@@ -177,14 +182,22 @@ class TagStage(StageBase):
             systems = list(texts)
             contexts = [sample.context] * len(systems)
             utterances = [texts[s] for s in systems]
+            reference = self._labelled_reply(sample, upstream)
+            if reference is not None:  # the tagger's act of it, checked against the label
+                contexts.append(sample.context)
+                utterances.append(reference)
             if prev_act is None:
                 contexts.append(sample.before_context)
                 utterances.append(sample.context)
             tagged = self.classifier.tag_many(contexts, utterances)
             acts.update(zip(systems, tagged, strict=False))
+            if reference is not None:
+                reference_act = tagged[len(systems)]
             if prev_act is None:
                 prev_act, prev_from = tagged[-1], "tagger"
         row: Row = {"prev_act": prev_act, "prev_from": prev_from, "acts": acts}
+        if reference_act is not None:
+            row["reference_act"] = reference_act
         if untagged:
             row["untagged"] = untagged
         return row
@@ -204,6 +217,17 @@ class TagStage(StageBase):
             acts[HUMAN] = sample.reply_act
             del texts[HUMAN]
         return texts, acts
+
+    def _labelled_reply(
+        self, sample: ContextItem, upstream: Mapping[str, Mapping[str, Row]]
+    ) -> str | None:
+        """The human reply whose act the run took from the test set's label (``-o
+        human_acts=labels``), for the tagger to tag beside it (``reference_act``): the run's
+        own check of the tagger against labels."""
+        if not self.human_from_labels or sample.reply_act is None or HUMAN not in upstream:
+            return None
+        generated = upstream[HUMAN]["generate"]
+        return None if "error" in generated else str(generated["text"])
 
     def _labelled_prev(self, sample: ContextItem) -> tuple[str | None, str | None]:
         if self.prev_from_labels and sample.prev_act is not None:

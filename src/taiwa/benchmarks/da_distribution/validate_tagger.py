@@ -25,14 +25,15 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from taiwa.annotators.da_classifier.model import Example
     from taiwa.benchmarks.da_distribution.tagging import Classifier
+    from taiwa.models.spec import ModelOptions
 
 BUNDLED = "bundled held-out split"
 
 
 def gold_sets(data: Sequence[Path]) -> dict[str, list[Example]]:
     """Name → gold examples: each ``--data`` file, else the two bundled held-out splits."""
-    from taiwa.annotators.da_classifier.recipe import training_sets
     from taiwa.annotators.da_classifier.encoder_train import checked_examples
+    from taiwa.annotators.da_classifier.recipe import training_sets
 
     if data:
         return {str(p): checked_examples(p) for p in data}
@@ -40,22 +41,25 @@ def gold_sets(data: Sequence[Path]) -> dict[str, list[Example]]:
     return {f"{name} {BUNDLED}": v for name, v in tests.items() if v}
 
 
+def _tagged(classifier: Classifier, test: Sequence[Example]) -> list[str | None]:
+    return list(classifier.tag_many([e.context for e in test], [e.reply for e in test]))
+
+
 def set_report(
     classifier: Classifier,
+    pred: list[str | None],
     baseline: Classifier,
     majority: str,
     test: Sequence[Example],
     seed: int,
 ) -> dict[str, Any]:
-    """The tagger's and both baselines' label reports on one gold set, and the predicted vs
-    true count of each act."""
+    """The tagger's (its tags ``pred``) and both baselines' label reports on one gold set, and
+    the predicted vs true count of each act."""
     from taiwa.annotators.validation import label_report
 
     gold = [e.act for e in test]
-    contexts, replies = [e.context for e in test], [e.reply for e in test]
     acts = list(classifier.acts)
-    pred: list[str | None] = list(classifier.tag_many(contexts, replies))
-    ngram: list[str | None] = list(baseline.tag_many(contexts, replies))
+    ngram = _tagged(baseline, test)
     true_n, pred_n = Counter(gold), Counter(pred)
     return {
         "n": len(test),
@@ -68,31 +72,45 @@ def set_report(
     }
 
 
-def validate_tagger(spec: str, data: Sequence[Path], seed: int) -> dict[str, Any]:
+def validate_tagger(
+    spec: str, data: Sequence[Path], seed: int, models: ModelOptions | None = None
+) -> dict[str, Any]:
     """The report of tagger ``spec`` (``default``, a ``taiwa da train`` directory or a chat
     model, :mod:`.llm_tagging`, whose repairs are counted) on the gold labels of ``data``
-    (default: both bundled held-out splits)."""
+    (default: both bundled held-out splits). A chat model is loaded with ``models`` (``taiwa
+    run``'s flags) and its endpoint checked before anything else; ``failures`` says how many
+    utterances it left untagged."""
     from taiwa.annotators.da_classifier.recipe import char_ngram_baseline, training_sets
     from taiwa.benchmarks.da_distribution.llm_tagging import llm_classifier
     from taiwa.benchmarks.da_distribution.tagging import ModelTagger, check_tagger, load_classifier
     from taiwa.core.errors import TaiwaError
-    from taiwa.models.cache import default_cache_dir
     from taiwa.core.taxonomies import load_taxonomy
+    from taiwa.models.cache import default_cache_dir
 
     taxonomy = load_taxonomy("chitchat11")
     checked = check_tagger(spec, taxonomy, seed)
     if isinstance(checked, ModelTagger):
-        classifier: Any = llm_classifier(spec, taxonomy, seed)
+        from taiwa.models.spec import load_checked_model
+
+        classifier: Any = llm_classifier(load_checked_model(spec, models), spec, taxonomy, seed)
     elif checked is None or isinstance(checked, Path):
         classifier = load_classifier(checked, taxonomy)
     else:
         raise TaiwaError("--tagger votes:FILE are gold labels themselves: validate a classifier")
     sets = gold_sets(data)
+    # the tagger first: a server that fails every request stops the command before the
+    # baseline is fitted (minutes on a fresh cache)
+    tags = {name: _tagged(classifier, test) for name, test in sets.items()}
     train, _, _ = training_sets()
     acts = list(classifier.acts)
     baseline = char_ngram_baseline(train, acts, default_cache_dir())  # fitted once, kept
     majority = Counter(e.act for e in train).most_common(1)[0][0]
     extra = {"repairs": classifier.repairs} if isinstance(checked, ModelTagger) else {}
+    reports = {
+        name: set_report(classifier, tags[name], baseline, majority, test, seed)
+        for name, test in sets.items()
+    }
+    mine = [block["labels"][classifier.name] for block in reports.values()]
     return {
         **extra,
         "tagger": classifier.name,
@@ -100,10 +118,8 @@ def validate_tagger(spec: str, data: Sequence[Path], seed: int) -> dict[str, Any
         "seed": seed,
         "baselines_trained_on": "the default tagger's training data "
         f"({len(train)} examples: tidy development split + chat-style train)",
-        "sets": {
-            name: set_report(classifier, baseline, majority, test, seed)
-            for name, test in sets.items()
-        },
+        "sets": reports,
+        "failures": {"failed": sum(r["failed"] for r in mine), "items": sum(r["n"] for r in mine)},
     }
 
 

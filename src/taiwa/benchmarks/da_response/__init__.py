@@ -22,12 +22,13 @@ from taiwa.harness.method import Role, Setup, Summary
 
 if TYPE_CHECKING:
     from taiwa.benchmarks.da_response.dataset import DAResponseItem
-    from taiwa.metrics.comparisons import ComparedMetric
+    from taiwa.display.section import Section
     from taiwa.harness.demo_spec import Demo
     from taiwa.harness.method import Results, Row, Stage, Upstream
-    from taiwa.models.types import ChatMessage
     from taiwa.harness.run_reader import RunData
-    from taiwa.display.section import Section
+    from taiwa.metrics.comparisons import ComparedMetric
+    from taiwa.models.spec import ModelOptions
+    from taiwa.models.types import ChatMessage
 
 
 class DAResponseOptions(BaseModel):
@@ -88,10 +89,12 @@ class AnnotatorValidator:
 
         return [path for split in SPLITS for path in split_files(split)]
 
-    def validate(self, spec: str, data: Sequence[Path], seed: int) -> dict[str, Any]:
+    def validate(
+        self, spec: str, data: Sequence[Path], seed: int, models: ModelOptions
+    ) -> dict[str, Any]:
         from taiwa.benchmarks.da_response.validate import validate_by_split
 
-        return validate_by_split(spec, data, seed)
+        return validate_by_split(spec, data, seed, models)
 
     def tables(self, report: Mapping[str, Any]) -> list[Any]:
         from taiwa.benchmarks.da_response.validate import report_tables

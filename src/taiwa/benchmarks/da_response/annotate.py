@@ -20,11 +20,11 @@ from taiwa.annotators.replay import load_sequences
 from taiwa.annotators.steps_json import parse_steps
 from taiwa.benchmarks.da_response.dataset import DAResponseItem, steps_json_schema
 from taiwa.benchmarks.da_response.prompts import annotation_prompt
+from taiwa.core.schema import DASequence
+from taiwa.core.taxonomies import load_taxonomy
 from taiwa.harness.method import REPAIRS, Retry, Row, StageBase, StageFailure, Upstream
 from taiwa.harness.stages import LocalStage
 from taiwa.models.types import ChatMessage, ChatRequest, ChatResponse, GenerationParams
-from taiwa.core.schema import DASequence
-from taiwa.core.taxonomies import load_taxonomy
 
 ROLE = "annotator"
 OUTPUT = "annotations.jsonl"

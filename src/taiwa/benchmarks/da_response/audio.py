@@ -2,10 +2,12 @@
 utterance and answer in text).
 
 Each item's ``audio`` (a path, relative to the dataset file or absolute) must be a 24 kHz /
-16-bit / mono WAV; an item without one is rendered from ``input.text`` with the default
-synthesiser into ``CACHE_DIR/audio/`` (content-addressed, so a re-run reuses it) unless
-``render_missing`` is off. Errors name the dataset file, the line and the field ``audio``.
-A cascaded system's transcript is scored against ``input.text`` by character error rate.
+16-bit / mono WAV of at most 120 s (:data:`AUDIO`, checked by the shared
+:func:`~taiwa.speech.wav_check.checked_audio`); an item without one is rendered from
+``input.text`` with the default synthesiser into ``CACHE_DIR/audio/`` (content-addressed, so a
+re-run reuses it) unless ``render_missing`` is off. Errors name the dataset file, the line and
+the field ``audio``. A cascaded system's transcript is scored against ``input.text`` by
+character error rate.
 """
 
 from __future__ import annotations
@@ -15,11 +17,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from taiwa.core.errors import InputError
-from taiwa.core.io import shown
+from taiwa.speech.wav_check import BENCHMARK_AUDIO
 
 if TYPE_CHECKING:
     from taiwa.benchmarks.da_response.dataset import DAResponseItem
     from taiwa.speech.tts import TTS
+
+AUDIO = BENCHMARK_AUDIO
+"""What the systems hear: seed 000 §3.3's 24 kHz / 16-bit / mono, at most 120 s a file; a WAV
+in another format is refused (with how to convert it), as in every method."""
 
 RENDER_HINT = "a WAV path for input mode audio (render them: taiwa build audio --data FILE)"
 
@@ -34,12 +40,12 @@ def rendered_dir() -> Path:
 def with_audio(
     path: Path, records: Iterable[tuple[int, DAResponseItem]], render_missing: bool
 ) -> Iterator[tuple[int, DAResponseItem]]:
-    """The records with ``audio`` resolved to an absolute path of a checked benchmark WAV
-    (rendered when missing and allowed)."""
-    from taiwa.speech.wav import AudioFormatError, check_benchmark_wav
+    """The records with ``audio`` resolved to an absolute path of a WAV checked against
+    :data:`AUDIO` (:func:`~taiwa.speech.wav_check.checked_audio`, as every method checks its
+    audio), or rendered when missing and allowed."""
+    from taiwa.speech.wav_check import checked_audio
 
     tts: TTS | None = None
-    base = path.resolve().parent
     for number, item in records:
         if item.audio is None:
             if not render_missing:
@@ -50,11 +56,7 @@ def with_audio(
                 tts = default_tts()
             wav = _render(item.input.text, tts)
         else:
-            wav = base / item.audio
-            try:
-                check_benchmark_wav(wav)
-            except AudioFormatError as exc:
-                raise InputError(str(path), number, "audio", str(exc), shown(item.audio)) from None
+            wav = checked_audio(path, number, "audio", item.audio, AUDIO)
         yield number, item.model_copy(update={"audio": str(wav)})
 
 

@@ -26,11 +26,11 @@ from taiwa.core.io import (
     shown,
     write_jsonl,
 )
-from taiwa.models.json_replies import extract_json, generate_json
+from taiwa.core.taxonomies import load_taxonomy
 from taiwa.metrics.da_steps import ImportanceWarning
 from taiwa.models.base import ChatModel
+from taiwa.models.json_replies import extract_json, generate_json
 from taiwa.models.types import ChatMessage, ChatRequest, GenerationParams
-from taiwa.core.taxonomies import load_taxonomy
 from taiwa.text.normalize import nfkc
 
 

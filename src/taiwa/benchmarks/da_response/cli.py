@@ -23,11 +23,11 @@ def build_da_response(
         int, typer.Option(min=1, max=10, help="Tries per scenario, repairs included.")
     ] = 3,
     max_tokens: Annotated[
-        int, typer.Option(min=1, help="Length limit of each generated item.")
+        int, typer.Option(min=1, max=2**63 - 1, help="Length limit of each generated item.")
     ] = 1024,
-    seed: Annotated[int, typer.Option(min=0, help="Generation seed.")] = 0,
+    seed: Annotated[int, typer.Option(min=0, max=2**63 - 1, help="Generation seed.")] = 0,
     base_url: Annotated[str | None, typer.Option(help="Base URL for openai: models.")] = None,
-    concurrency: Annotated[int, typer.Option(min=1, help="Requests in flight.")] = 16,
+    concurrency: Annotated[int, typer.Option(min=1, max=4_096, help="Requests in flight.")] = 16,
     cache_dir: Annotated[
         Path | None, typer.Option(help="Response cache (default ~/.cache/taiwa).")
     ] = None,

@@ -16,9 +16,9 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from taiwa.core.io import iter_records, unique_ids
-from taiwa.metrics.da_steps import TOLERANCE, ImportanceWarning
 from taiwa.core.schema import DASequence, DAStep, Id, NonBlank, Text
 from taiwa.core.taxonomies import load_taxonomy
+from taiwa.metrics.da_steps import TOLERANCE, ImportanceWarning
 
 
 class ScenarioContext(BaseModel):

@@ -14,13 +14,14 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from taiwa.annotators.steps_json import parse_steps
-from taiwa.harness.method import RE_ASKED
-from taiwa.models.json_replies import repair_turn
 from taiwa.core.schema import DASequence
 from taiwa.core.taxonomies import load_taxonomy
+from taiwa.harness.method import RE_ASKED
+from taiwa.models.json_replies import repair_turn
 
 if TYPE_CHECKING:
     from taiwa.annotators.sentence_annotator import LabelledReply
+    from taiwa.models.base import ChatModel
     from taiwa.models.types import ChatRequest
 
 INVALID = "invalid"
@@ -31,21 +32,20 @@ def _count(repairs: dict[str, int], kind: str, n: int = 1) -> None:
 
 
 def annotate_with_model(
-    spec: str,
+    model: ChatModel,
     replies: Sequence[LabelledReply],
     attempts: int,
     seed: int,
     repairs: dict[str, int],
     max_tokens: int = 512,
 ) -> list[DASequence | None]:
-    """The annotation of every reply by the model ``spec`` (``None``: failed); ``repairs`` gets
-    the counts by kind."""
+    """The annotation of every reply by ``model`` (``None``: failed); ``repairs`` gets the
+    counts by kind. A request that got no reply (its retries spent) is not asked again, as in a
+    run; one that got an invalid answer is re-asked up to ``attempts`` times."""
     from taiwa.benchmarks.da_response.annotate import LLMAnnotateStage
-    from taiwa.models.spec import load_model
 
     stage = LLMAnnotateStage(attempts, max_tokens, seed)
     taxonomy = load_taxonomy("assistant7")
-    model = load_model(spec)
     out: list[DASequence | None] = [None] * len(replies)
     pending: list[tuple[int, ChatRequest]] = [
         (k, stage.request(r.id, r.context, r.text)) for k, r in enumerate(replies)

@@ -8,10 +8,10 @@ from typing import Any
 
 from taiwa.benchmarks.da_response.audio import ASRTally, asr_row
 from taiwa.benchmarks.da_response.dataset import DAResponseItem
+from taiwa.core.schema import DASequence
 from taiwa.harness.method import Row, Upstream
 from taiwa.metrics import wed, wlcs
 from taiwa.metrics.stats import mean_estimate
-from taiwa.core.schema import DASequence
 
 PARTS = ("deletion", "insertion", "substitution")
 METRICS = ("wlcs", "wed", *PARTS)

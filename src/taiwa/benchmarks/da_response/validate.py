@@ -15,6 +15,7 @@ summary can name them. Files of different bundled splits (``tidy``, ``varied``:
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,17 +34,31 @@ if TYPE_CHECKING:
     from rich.table import Table
 
     from taiwa.benchmarks.da_response.labelled import Group
+    from taiwa.models.spec import ModelOptions
 
 Annotate = Callable[[Sequence[LabelledReply]], list[DASequence | None]]
 """Annotations of replies, in order (``None``: the annotator failed on that reply)."""
 
 
+@dataclass
+class Annotating:
+    """An annotator ready to annotate: its name, the function, and the repairs an LLM
+    annotator counts by kind as it runs."""
+
+    name: str
+    annotate: Annotate
+    repairs: dict[str, int] = field(default_factory=dict)
+
+
 def annotator_function(
-    spec: str | SentenceAnnotator, attempts: int = 3, seed: int = 0
-) -> tuple[str, Annotate, dict[str, int]]:
-    """``(name, annotate, repairs)`` for an annotator SPEC or an in-memory annotator; ``repairs``
-    is filled by an LLM annotator as it runs (kind → count)."""
-    repairs: dict[str, int] = {}
+    spec: str | SentenceAnnotator,
+    attempts: int = 3,
+    seed: int = 0,
+    models: ModelOptions | None = None,
+) -> Annotating:
+    """The annotator of a SPEC or an in-memory annotator. A chat model is loaded with
+    ``models`` (base URL, concurrency, retries: ``taiwa run``'s flags) and its endpoint checked
+    before any reply is read, as a run checks it."""
     if isinstance(spec, SentenceAnnotator) or spec == "offline":
         from taiwa.benchmarks.da_response.shipped_annotator import default_annotator
 
@@ -53,33 +68,47 @@ def annotator_function(
             out = ann.annotate_many([r.context for r in replies], [r.text for r in replies])
             return [s if s.steps else None for s in out]
 
-        return ann.name, offline, repairs
+        return Annotating(ann.name, offline)
     if spec.startswith("replay:"):
         from taiwa.annotators.replay import load_sequences
         from taiwa.core.taxonomies import load_taxonomy
 
         sequences = load_sequences(spec.removeprefix("replay:"), load_taxonomy("assistant7"))
-        return spec, lambda rs: [sequences.get(r.id) for r in rs], repairs
+        return Annotating(spec, lambda rs: [sequences.get(r.id) for r in rs])
     from taiwa.benchmarks.da_response.llm_annotator import annotate_with_model
+    from taiwa.models.spec import load_checked_model
+
+    model = load_checked_model(spec, models)
+    repairs: dict[str, int] = {}
 
     def llm(replies: Sequence[LabelledReply]) -> list[DASequence | None]:
-        return annotate_with_model(spec, replies, attempts, seed, repairs)
+        return annotate_with_model(model, replies, attempts, seed, repairs)
 
-    return spec, llm, repairs
+    return Annotating(spec, llm, repairs)
 
 
 def validate_annotator(
-    spec: str | SentenceAnnotator, paths: Sequence[Path], seed: int = 0
+    spec: str | SentenceAnnotator | Annotating,
+    paths: Sequence[Path],
+    seed: int = 0,
+    models: ModelOptions | None = None,
 ) -> dict[str, Any]:
-    """The validation report of the annotator on ``paths`` (see the module docstring)."""
+    """The validation report of the annotator on ``paths`` (see the module docstring);
+    ``failures`` says on how many of the items annotated (labelled replies and every variant)
+    the annotator gave nothing."""
     from taiwa.benchmarks.da_response.labelled import load_labelled
     from taiwa.benchmarks.da_response.shipped_annotator import FIXED_ACT, acts
 
+    annotating = (
+        spec if isinstance(spec, Annotating) else annotator_function(spec, seed=seed, models=models)
+    )
     replies, groups = load_labelled(paths)
     golds = replies + [r for g in groups for kind, r in g.variants if kind == "gold"]
     variants = [r for g in groups for _, r in g.variants]
-    name, annotate, repairs = annotator_function(spec, seed=seed)
-    everything = annotate(replies + variants)
+    before = dict(annotating.repairs)
+    everything = annotating.annotate(replies + variants)
+    repairs = {k: n - before.get(k, 0) for k, n in annotating.repairs.items()}
+    name = annotating.name
     by_id = dict(zip([r.id for r in replies + variants], everything, strict=True))
     counts = {r.id: max(1, len(split_sentences(r.text))) for r in replies + variants}
     majority = majority_by_position([r.gold for r in golds])
@@ -92,7 +121,8 @@ def validate_annotator(
         "seed": seed,
         "sequence": {},
         "ranking": {},
-        "repairs": repairs,
+        "repairs": {k: n for k, n in repairs.items() if n},
+        "failures": {"failed": sum(s is None for s in everything), "items": len(everything)},
     }
     for label, seqs in annotators.items():
         pairs = [Pair(seqs[r.id], r.gold) for r in golds]
@@ -103,22 +133,31 @@ def validate_annotator(
 
 
 def validate_by_split(
-    spec: str | SentenceAnnotator, paths: Sequence[Path], seed: int = 0
+    spec: str | SentenceAnnotator,
+    paths: Sequence[Path],
+    seed: int = 0,
+    models: ModelOptions | None = None,
 ) -> dict[str, Any]:
     """:func:`validate_annotator` on each bundled split among ``paths`` apart (a user's files
-    together, as one more split). The report is the first split's, with its name under
-    ``split`` and the other splits' reports under ``splits``."""
+    together, as one more split), with one annotator (a model's endpoint checked once, first).
+    The report is the first split's, with its name under ``split``, the other splits' reports
+    under ``splits`` and ``failures`` over them all."""
     from taiwa.benchmarks.da_response.shipped_annotator import split_of
 
+    annotating = annotator_function(spec, seed=seed, models=models)
     groups: dict[str | None, list[Path]] = {}
     for path in paths:
         groups.setdefault(split_of(path), []).append(path)
     reports = [
-        {**validate_annotator(spec, files, seed), "split": split} for split, files in groups.items()
+        {**validate_annotator(annotating, files, seed), "split": split}
+        for split, files in groups.items()
     ]
     first = reports[0]
     if len(reports) > 1:
         first["splits"] = {r["split"] or "given": r for r in reports[1:]}
+        first["failures"] = {
+            key: sum(r["failures"][key] for r in reports) for key in ("failed", "items")
+        }
     return first
 
 

@@ -22,12 +22,12 @@ from taiwa.harness.method import Results, Setup, Summary
 
 if TYPE_CHECKING:
     from taiwa.benchmarks.intent.dataset import IntentItem
-    from taiwa.metrics.comparisons import ComparedMetric
+    from taiwa.display.section import Section
     from taiwa.harness.demo_spec import Demo
     from taiwa.harness.method import Role, Stage
-    from taiwa.models.types import ChatMessage
     from taiwa.harness.run_reader import RunData
-    from taiwa.display.section import Section
+    from taiwa.metrics.comparisons import ComparedMetric
+    from taiwa.models.types import ChatMessage
 
 
 class IntentOptions(BaseModel):
@@ -117,10 +117,10 @@ class IntentMethod:
         ]
 
     def aggregate(self, samples: Iterable[Any], results: Results, setup: Setup) -> Summary:
-        from taiwa.metrics import flags
         from taiwa.benchmarks.intent.dataset import dependent_groups
         from taiwa.benchmarks.intent.scoring import accuracy_block, distribution_block
         from taiwa.benchmarks.intent.stability import stability
+        from taiwa.metrics import flags
 
         o: IntentOptions = setup.options
         groups: dict[str, str] = {}

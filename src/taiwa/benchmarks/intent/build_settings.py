@@ -1,6 +1,7 @@
 """How the intent builder asks its model (seed 004 §2.1–2.2): the build's settings and one
 greedy JSON request per prompt, its reply parsed and repaired by re-asking
-(:func:`taiwa.models.json_replies.generate_json`); shared by the builder's steps and the LLM filter."""
+(:func:`taiwa.models.json_replies.generate_json`); shared by the builder's steps and the LLM
+filter."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from taiwa.models.json_replies import JsonOutcome, generate_json
 from taiwa.models.base import ChatModel
+from taiwa.models.json_replies import JsonOutcome, generate_json
 from taiwa.models.types import ChatMessage, ChatRequest, GenerationParams
 
 T = TypeVar("T")

@@ -43,9 +43,9 @@ from taiwa.benchmarks.intent.builder_prompts import (
     parse_contexts,
 )
 from taiwa.benchmarks.intent.dataset import NONE_OF_THESE, IntentItem
+from taiwa.core.schema import Dialogue
 from taiwa.models.base import ChatModel
 from taiwa.models.types import ChatRequest
-from taiwa.core.schema import Dialogue
 from taiwa.text.normalize import nfkc
 
 if TYPE_CHECKING:

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from taiwa.models.json_replies import extract_json
 from taiwa.core.schema import Dialogue
+from taiwa.models.json_replies import extract_json
 
 SYSTEM = "あなたは日本語の対話と語用論に詳しいアノテーターです。指示に従い、JSON のみを出力してください。"  # noqa: E501
 

@@ -55,14 +55,16 @@ def build_intent(
         int, typer.Option(min=0, max=2**63 - 1, help="Generation seed and option order.")
     ] = 0,
     limit: Annotated[
-        int | None, typer.Option(min=1, help="Use only the first N dialogues.")
+        int | None, typer.Option(min=1, max=2**63 - 1, help="Use only the first N dialogues.")
     ] = None,
-    max_tokens: Annotated[int, typer.Option(min=1, help="Length limit of each reply.")] = 512,
+    max_tokens: Annotated[
+        int, typer.Option(min=1, max=2**63 - 1, help="Length limit of each reply.")
+    ] = 512,
     attempts: Annotated[
         int, typer.Option(min=1, max=10, help="Tries per request, repairs included.")
     ] = 2,
     base_url: Annotated[str | None, typer.Option(help="Base URL for openai: models.")] = None,
-    concurrency: Annotated[int, typer.Option(min=1, help="Requests in flight.")] = 16,
+    concurrency: Annotated[int, typer.Option(min=1, max=4_096, help="Requests in flight.")] = 16,
     cache_dir: Annotated[
         Path | None, typer.Option(help="Response cache (default ~/.cache/taiwa).")
     ] = None,
@@ -82,6 +84,7 @@ def build_intent(
     from taiwa.benchmarks.intent.filters import make_filter
     from taiwa.core.errors import TaiwaError
     from taiwa.core.io import check_writable, iter_records, unique_ids
+    from taiwa.core.schema import Dialogue
     from taiwa.models import (
         CachingModel,
         ModelOptions,
@@ -90,7 +93,6 @@ def build_intent(
         load_model,
     )
     from taiwa.models.spec import ModelSpec
-    from taiwa.core.schema import Dialogue
 
     if filter_ not in ("none", "llm", "manual"):
         raise TaiwaError(f"--filter must be none, llm or manual, got {filter_!r:.60}")

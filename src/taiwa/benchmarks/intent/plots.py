@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from taiwa.display.charts import svg_string
-from taiwa.report.figures import FIG_WIDTH, legend_outside
+from taiwa.report.figures import FIG_WIDTH, count_axis, legend_outside
 
 
 def stability_svg(blocks: Mapping[str, Mapping[str, Any]]) -> str:
@@ -36,6 +36,7 @@ def stability_svg(blocks: Mapping[str, Mapping[str, Any]]) -> str:
         if threshold is not None:
             ax.axhline(threshold, color="grey", linewidth=0.8)
         ax.set_xlabel("n (items)")
+        count_axis(ax.xaxis)
         ax.set_ylabel("|accuracy on n − full accuracy|")
         ax.grid(alpha=0.3)
         legend_outside(ax)

@@ -8,8 +8,8 @@ from typing import Any
 
 from rich.table import Table
 
-from taiwa.metrics.flags import mark
 from taiwa.display.tables import ci_cell, clip
+from taiwa.metrics.flags import mark
 
 
 def table1(summary: Mapping[str, Any]) -> Table:

@@ -9,9 +9,14 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from taiwa.core.errors import InputError
-from taiwa.core.io import iter_records, shown, unique_ids
-from taiwa.models.types import ChatMessage
+from taiwa.core.io import iter_records, unique_ids
 from taiwa.core.schema import Id, NonBlank, non_blank
+from taiwa.models.types import ChatMessage
+from taiwa.speech.wav_check import BENCHMARK_AUDIO
+
+AUDIO = BENCHMARK_AUDIO
+"""What a system hears in an audio part: the benchmark format of seed 000 §3.3 (24 kHz / 16-bit
+/ mono, at most 120 s a file), checked as in every method; another format is refused."""
 
 
 class PromptSample(BaseModel):
@@ -56,7 +61,9 @@ class PromptSample(BaseModel):
 
 def iter_prompts(path: Path) -> Iterator[PromptSample]:
     """Read and validate one sample at a time; ids must be unique; every audio part must be a
-    WAV file with samples in it (checked here, before any model call)."""
+    WAV in the format of :data:`AUDIO` (checked here, before any model call, the same way as in
+    every method) and its path becomes absolute (a relative one is read from the dataset's
+    folder)."""
     return unique_ids(path, _audio_checked(path, iter_records(path, PromptSample)))
 
 
@@ -64,24 +71,31 @@ def _audio_checked(
     path: Path, records: Iterator[tuple[int, PromptSample]]
 ) -> Iterator[tuple[int, PromptSample]]:
     for number, sample in records:
-        for i, message in enumerate(sample.messages or ()):
-            if isinstance(message.content, str):
-                continue
-            for j, part in enumerate(message.content):
-                if part.type == "audio":
-                    _check_audio(path, number, f"messages[{i}].content[{j}]", part.audio_path)
+        if sample.messages is not None and any(m.has_audio for m in sample.messages):
+            sample = sample.model_copy(
+                update={
+                    "messages": [_heard(path, number, i, m) for i, m in enumerate(sample.messages)]
+                }
+            )
         yield number, sample
 
 
-def _check_audio(path: Path, line: int, where: str, audio: str | None) -> None:
-    from taiwa.speech.wav import AudioFormatError, check_wav_with_audio
+def _heard(path: Path, line: int, i: int, message: ChatMessage) -> ChatMessage:
+    """``message`` with each audio part checked and its path made absolute."""
+    from taiwa.speech.wav_check import checked_audio
 
-    if audio is None:
-        raise InputError(str(path), line, f"{where}.audio_path", "a WAV path", None)
-    try:
-        check_wav_with_audio(audio)
-    except AudioFormatError as exc:
-        raise InputError(str(path), line, f"{where}.audio_path", str(exc), shown(audio)) from None
+    if isinstance(message.content, str):
+        return message
+    parts = []
+    for j, part in enumerate(message.content):
+        if part.type == "audio":
+            where = f"messages[{i}].content[{j}].audio_path"
+            if part.audio_path is None:
+                raise InputError(str(path), line, where, "a WAV path", None)
+            wav = checked_audio(path, line, where, part.audio_path, AUDIO)
+            part = part.model_copy(update={"audio_path": str(wav)})
+        parts.append(part)
+    return message.model_copy(update={"content": parts})
 
 
 def load_prompts(path: Path) -> list[PromptSample]:

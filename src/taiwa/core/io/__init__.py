@@ -17,6 +17,7 @@ from taiwa.core.io.json_doc import read_json_object
 from taiwa.core.io.jsonl import dumps, write_json, write_jsonl
 from taiwa.core.io.records import (
     check_id,
+    ids_checked,
     index_by_id,
     iter_records,
     iter_rows,
@@ -28,9 +29,11 @@ from taiwa.core.io.text import (
     MAX_DEPTH,
     check_values,
     decoded_lines,
+    json_problem,
     json_type,
     path_kind,
     require_file,
+    shown_name,
     shown_path,
 )
 from taiwa.core.io.yaml_doc import parse_yaml, read_yaml
@@ -45,9 +48,11 @@ __all__ = [
     "check_writable",
     "decoded_lines",
     "dumps",
+    "ids_checked",
     "index_by_id",
     "iter_records",
     "iter_rows",
+    "json_problem",
     "json_type",
     "parquet_problem",
     "parse_yaml",
@@ -57,6 +62,7 @@ __all__ = [
     "read_yaml",
     "require_file",
     "shown",
+    "shown_name",
     "shown_path",
     "unique_ids",
     "write_csv",

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ValidationError
 
 from taiwa.core.errors import InputError
 from taiwa.core.io.atomic import atomic_open
+from taiwa.core.io.json_doc import SUSPECT_BYTES, loads
 from taiwa.core.io.text import MAX_DEPTH, check_values, decoded, decoded_lines, json_type, raw_lines
 from taiwa.core.schema import MAX_TEXT_CHARS
 
@@ -40,21 +41,9 @@ def _plain(line: str) -> bool:
 
 
 def _parse_line(p: Path, number: int, line: str) -> dict[str, Any]:
-    """One line as a JSON object, or the :class:`InputError` naming what is wrong with it."""
-    try:
-        obj = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            str(p),
-            number,
-            None,
-            "one JSON object per line",
-            f"{exc.msg.removesuffix(' at')} at column {exc.colno}",
-        ) from None
-    except RecursionError:
-        raise InputError(
-            str(p), number, None, f"JSON nested at most {MAX_DEPTH} deep", "deeper"
-        ) from None
+    """One line as a JSON object (parsed within :func:`~taiwa.core.io.json_doc.loads`'s
+    bounds), or the :class:`InputError` naming what is wrong with it."""
+    obj = loads(line, str(p), number, expected="one JSON object per line", check_depth=False)
     if not isinstance(obj, dict):
         raise InputError(str(p), number, None, "a JSON object", json_type(obj))
     if not _plain(line):
@@ -104,6 +93,7 @@ def _plain_bytes(raw: bytes) -> bool:
         b"\\u" not in raw
         and len(raw) <= MAX_TEXT_CHARS
         and (raw.count(b"{") + raw.count(b"[") <= MAX_DEPTH)
+        and SUSPECT_BYTES.search(raw) is None  # pydantic reads 1e400 as inf: checked path
     )
 
 

@@ -4,14 +4,17 @@ against a pydantic model; ids checked unique while streaming."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from taiwa.core.errors import InputError
 from taiwa.core.errors import _short as shown
 from taiwa.core.io.jsonl import JSONL_SUFFIXES, _iter_jsonl, _iter_jsonl_validated
+from taiwa.core.io.seen_ids import SeenIds
 from taiwa.core.io.tabular import _iter_csv, _iter_parquet
 from taiwa.core.io.text import require_file
 from taiwa.core.schema import MAX_ID_CHARS
@@ -89,20 +92,59 @@ def read_records(
     return list(iter_records(path, model, context=context))
 
 
+_IDS_CHECKED: ContextVar[bool] = ContextVar("taiwa_ids_checked", default=False)
+"""Set while a dataset whose ids were checked is read again (:func:`ids_checked`)."""
+
+
+@contextmanager
+def ids_checked() -> Iterator[None]:
+    """Within it, :func:`unique_ids` called on a dataset read again after a pass that checked
+    its ids (the runner reading its later chunks, :mod:`taiwa.harness.samples`) passes the
+    records through: the ids are not gathered a second time while the run goes on."""
+    token = _IDS_CHECKED.set(True)
+    try:
+        yield
+    finally:
+        _IDS_CHECKED.reset(token)
+
+
 def unique_ids(path: str | Path, records: Iterable[tuple[int, T]]) -> Iterator[T]:
-    """The records in order, streamed; a repeated ``id`` is an error naming both lines (only the
-    ids and their line numbers are kept)."""
-    seen: dict[str, int] = {}
+    """The records in order, streamed; a repeated ``id`` is an error naming both lines. Only
+    the ids' digests and lines are kept, about 24 bytes an id (:class:`SeenIds`): a repeat of
+    an id read more than :data:`~taiwa.core.io.seen_ids.RECENT` records before is reported
+    within that many records of its line, and always before the stream ends. Inside
+    :func:`ids_checked` (a second read) the records pass unchecked."""
+    if _IDS_CHECKED.get():
+        return (rec for _, rec in records)
+    return _unique(path, records)
+
+
+def _unique(path: str | Path, records: Iterable[tuple[int, T]]) -> Iterator[T]:
+    seen = SeenIds()
     for number, rec in records:
         check_id(path, number, getattr(rec, "id"), seen)  # noqa: B009 - keyed models have ids
+        if seen.repeated is not None:
+            _repeated(path, seen.repeated)
         yield rec
+    seen.finish()
+    if seen.repeated is not None:
+        _repeated(path, seen.repeated)
 
 
-def check_id(path: str | Path, number: int, rid: Any, seen: dict[str, int]) -> None:
+def _repeated(path: str | Path, repeat: tuple[str, int, int]) -> None:
+    rid, first, number = repeat
+    raise InputError(str(path), number, "id", "unique ids", f"{shown(rid)} already on line {first}")
+
+
+class _Seen(Protocol):
+    def setdefault(self, rid: str, line: int, /) -> int: ...
+
+
+def check_id(path: str | Path, number: int, rid: Any, seen: _Seen) -> None:
     """``rid`` (the id on line ``number``) is a non-blank string of at most
     :data:`~taiwa.core.schema.MAX_ID_CHARS` characters not in ``seen`` (ids already read, with
-    their lines), which it is added to; otherwise an :class:`InputError` naming the line (and
-    the line of the first use of a repeated id)."""
+    their lines: a dict, or a :class:`SeenIds`), which it is added to; otherwise an
+    :class:`InputError` naming the line (and the line of the first use of a repeated id)."""
     if not isinstance(rid, str) or not rid.strip():
         raise InputError(str(path), number, "id", "a non-blank string", shown(rid))
     if len(rid) > MAX_ID_CHARS:
@@ -110,9 +152,7 @@ def check_id(path: str | Path, number: int, rid: Any, seen: dict[str, int]) -> N
         raise InputError(str(path), number, "id", f"at most {MAX_ID_CHARS:,} characters", got)
     first = seen.setdefault(rid, number)
     if first != number:
-        raise InputError(
-            str(path), number, "id", "unique ids", f"{shown(rid)} already on line {first}"
-        )
+        _repeated(path, (rid, first, number))
 
 
 def index_by_id(path: str | Path, records: list[tuple[int, T]]) -> dict[str, tuple[int, T]]:

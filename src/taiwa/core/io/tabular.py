@@ -4,15 +4,15 @@ lists or objects decoded, an empty cell missing), rows written atomically."""
 from __future__ import annotations
 
 import csv
-import json
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from taiwa.core.errors import InputError
 from taiwa.core.io.atomic import atomic_open
+from taiwa.core.io.json_doc import JSONSyntaxError, loads
 from taiwa.core.io.jsonl import dumps
-from taiwa.core.io.text import MAX_DEPTH, check_values, decoded_lines
+from taiwa.core.io.text import check_values, decoded_lines
 
 CSV_FIELD_CHARS = 64 * 2**20
 """CSV cells up to this size are read (and then checked against MAX_TEXT_CHARS by field)."""
@@ -37,13 +37,9 @@ def _csv_cell(p: Path, number: int, value: str | None) -> Any:
         return None
     if value[:1] in "[{":
         try:
-            return json.loads(value)
-        except json.JSONDecodeError:
+            return loads(value, str(p), number, check_depth=False)  # check_values: the depth
+        except JSONSyntaxError:
             return value
-        except RecursionError:
-            raise InputError(
-                str(p), number, None, f"JSON nested at most {MAX_DEPTH} deep", "deeper"
-            ) from None
     return value
 
 

@@ -5,6 +5,7 @@ record's values keep (string length, no lone surrogates, nesting depth). Each pr
 from __future__ import annotations
 
 import codecs
+import json
 import re
 import stat
 from collections.abc import Iterator
@@ -17,6 +18,14 @@ from taiwa.core.schema import MAX_TEXT_CHARS
 MAX_DEPTH = 100
 """How deeply a record's lists and objects may nest; deeper input is an error (JSON nested
 thousands deep would otherwise exhaust the interpreter's recursion limit somewhere later)."""
+
+MAX_NUMBER = 2**63
+"""Numbers in a JSON or YAML input are finite and smaller than this in magnitude (what fits a
+64-bit integer): a 400-digit integer or ``1e400`` is an error where it is read, not an
+overflow in whatever computes with it later."""
+
+NUMBER_LIMIT = "a finite number of magnitude below 2**63"
+"""How :data:`MAX_NUMBER` is worded in errors."""
 
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 
@@ -40,6 +49,16 @@ def shown_path(p: str | Path, limit: int = 1000) -> str:
     """``p`` for a message, cut in the middle when it is absurdly long."""
     text = str(p)
     return text if len(text) <= limit else text[: limit // 2] + "…" + text[-limit // 2 :]
+
+
+def shown_name(text: str, limit: int = 200) -> str:
+    """A name the user typed (a system, a SPEC) for a message: as typed when it is short and
+    printable, else quoted and cut (an empty name shows as ``''``)."""
+    if text.strip() and text.isprintable() and len(text) <= limit:
+        return text
+    from taiwa.core.errors import _short
+
+    return _short(text, limit)
 
 
 def require_file(p: Path, what: str = "an existing file") -> None:
@@ -88,6 +107,27 @@ def decoded(p: Path, number: int, raw: bytes) -> str:
         if exc.reason == "unexpected end of data" and not raw.endswith(b"\n"):
             got = f"a character cut off at column {exc.start + 1}: is the file truncated?"
         raise InputError(str(p), number, None, "UTF-8 text", got) from None
+
+
+def json_problem(exc: json.JSONDecodeError, text: str) -> tuple[str, int]:
+    """What a JSON parse error of ``text`` says, with its column (``Expecting ',' delimiter at
+    column 12``) and the line it is on. A string whose closing quote is missing runs into the
+    line's end, which Python's parser reports as the line break: "Invalid control character";
+    that case is said as what it is, "unterminated string starting at column N"."""
+    if exc.msg.startswith("Invalid control character") and text[exc.pos : exc.pos + 1] in (
+        "\n",
+        "\r",
+    ):
+        try:
+            json.loads(text[: exc.pos])
+        except json.JSONDecodeError as inner:
+            if inner.msg.startswith("Unterminated string"):
+                return (
+                    f"unterminated string starting at column {inner.colno}: its closing quote "
+                    "is missing",
+                    inner.lineno,
+                )
+    return f"{exc.msg.removesuffix(' at')} at column {exc.colno}", exc.lineno
 
 
 def json_type(value: Any) -> str:

@@ -4,11 +4,19 @@
 from __future__ import annotations
 
 import functools
+import math
 from pathlib import Path
 from typing import Any
 
 from taiwa.core.errors import InputError
-from taiwa.core.io.text import MAX_DEPTH, _check_text, decoded_lines, require_file
+from taiwa.core.io.text import (
+    MAX_DEPTH,
+    MAX_NUMBER,
+    NUMBER_LIMIT,
+    _check_text,
+    decoded_lines,
+    require_file,
+)
 
 
 def read_yaml(path: str | Path) -> Any:
@@ -22,9 +30,10 @@ def read_yaml(path: str | Path) -> Any:
 def parse_yaml(text: str, source: str) -> Any:
     """One YAML document, loaded safely (no Python tags) and strictly: no aliases (``&a`` /
     ``*a``, so no alias bombs), no keys other than strings, no key twice in one mapping (the
-    later value would silently win), nesting at most :data:`MAX_DEPTH`
-    deep, strings at most :data:`~taiwa.core.schema.MAX_TEXT_CHARS` long without lone surrogates.
-    Anything else is an :class:`InputError` naming ``source`` and the line."""
+    later value would silently win), nesting at most :data:`MAX_DEPTH` deep, numbers finite and
+    below :data:`MAX_NUMBER` in magnitude (as every JSON reader: :mod:`.json_doc`), strings at
+    most :data:`~taiwa.core.schema.MAX_TEXT_CHARS` long without lone surrogates. Anything else
+    is an :class:`InputError` naming ``source`` and the line."""
     import yaml
 
     try:
@@ -110,6 +119,20 @@ def _strict_loader() -> type:
                     raise _YamlRefusal(key_node.start_mark, None, "string keys", got[:60])
             return super().construct_mapping(node, deep=deep)
 
+        def construct_bounded_int(self, node: Any) -> Any:
+            if len(node.value) > 24:  # no int() of a 100,000-digit literal
+                raise _YamlRefusal(node.start_mark, None, NUMBER_LIMIT, _short_key(node.value))
+            value = super().construct_yaml_int(node)
+            if abs(value) >= MAX_NUMBER:
+                raise _YamlRefusal(node.start_mark, None, NUMBER_LIMIT, _short_key(node.value))
+            return value
+
+        def construct_bounded_float(self, node: Any) -> Any:
+            value = super().construct_yaml_float(node)
+            if not math.isfinite(value) or abs(value) >= MAX_NUMBER:
+                raise _YamlRefusal(node.start_mark, None, NUMBER_LIMIT, _short_key(node.value))
+            return value
+
         def construct_scalar(self, node: Any) -> Any:
             value = super().construct_scalar(node)
             if isinstance(value, str):
@@ -119,4 +142,6 @@ def _strict_loader() -> type:
                     raise _YamlRefusal(node.start_mark, None, exc.expected, exc.got) from None
             return value
 
+    StrictLoader.add_constructor("tag:yaml.org,2002:int", StrictLoader.construct_bounded_int)
+    StrictLoader.add_constructor("tag:yaml.org,2002:float", StrictLoader.construct_bounded_float)
     return StrictLoader

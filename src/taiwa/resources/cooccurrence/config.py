@@ -29,6 +29,10 @@ Engine = Literal["duckdb", "spark"]
 _MEMORY = re.compile(r"^[0-9]+(\.[0-9]+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$")
 
 
+MAX_COUNT = 2**63 - 1
+"""The largest count taken (what the engines' 64-bit integers hold)."""
+
+
 class DuckDBSettings(BaseModel):
     """The DuckDB engine: out-of-core, so a corpus larger than RAM only needs disk."""
 
@@ -39,10 +43,10 @@ class DuckDBSettings(BaseModel):
     temp_directory: Path | None = None
     """Where spilled data go (default: a fresh directory beside ``out``,
     removed afterwards)."""
-    threads: int | None = Field(None, ge=1)
+    threads: int | None = Field(None, ge=1, le=1_024)
     """DuckDB worker threads, and the threads that count blocks of ``text``/``tokens`` lines
     (default: one per core)."""
-    workers: int = Field(1, ge=1)
+    workers: int = Field(1, ge=1, le=1_024)
     """Python processes that tokenise ``text`` input (fugashi is its slow part)."""
 
     @field_validator("memory_limit")
@@ -58,7 +62,7 @@ class SparkSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    master: str | None = None
+    master: str | None = Field(None, min_length=1, max_length=1_000)
     """Spark master URL; ``None`` leaves it to ``spark-submit --master`` and otherwise to
     Spark's default, ``local[*]`` (every local core)."""
     app_name: str = "taiwa-cooccurrence"
@@ -91,19 +95,19 @@ class MinerConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     input_kind: InputKind = "text"
-    window: int | None = Field(None, ge=2)
+    window: int | None = Field(None, ge=2, le=MAX_COUNT)
     """``text``/``tokens``: ``None`` counts whole sentences; ``k`` counts every window of
     ``k`` consecutive content words (a sentence with at most ``k`` is one window). ``7``
     mirrors the seed's 7-grams."""
-    sentences: int | None = Field(None, ge=1)
+    sentences: int | None = Field(None, ge=1, le=MAX_COUNT)
     """``F`` for ``ngrams`` (the corpus' sentence count; required there, computed otherwise)."""
-    llr_threshold: float = Field(10.0, ge=0)
+    llr_threshold: float = Field(10.0, ge=0, le=1e12, allow_inf_nan=False)
     """Keep pairs with λ ≥ this (the seed: 10000 at web scale; see the module docstring)."""
-    min_pair_count: int = Field(2, ge=1)
+    min_pair_count: int = Field(2, ge=1, le=MAX_COUNT)
     """Keep pairs with ``g ≥`` this."""
-    min_word_count: int = Field(1, ge=1)
+    min_word_count: int = Field(1, ge=1, le=MAX_COUNT)
     """Drop pairs with a word whose ``h <`` this."""
-    exclude_top_k: int | None = Field(None, ge=1)
+    exclude_top_k: int | None = Field(None, ge=1, le=MAX_COUNT)
     """Drop pairs containing one of the ``k`` words with the largest ``h`` (ties by word)."""
     max_word_ratio: float | None = Field(None, gt=0, le=1)
     """Drop pairs containing a word with ``h / F >`` this."""

@@ -177,7 +177,8 @@ class LineCounter:
 def resolve_inputs(
     inputs: str | Path | Iterable[str | Path], *, allow_uri: bool = False
 ) -> list[str]:
-    """Input files in order; a directory stands for its (non-hidden) files, sorted.
+    """Input files in order; a directory stands for the files in it and in its directories
+    (hidden ones left out), sorted by path.
 
     Raises :class:`InputError` for a missing path. With ``allow_uri`` (Spark), paths with a
     scheme such as ``hdfs://`` are passed through unchecked.
@@ -193,14 +194,19 @@ def resolve_inputs(
             continue
         p = Path(text)
         if p.is_dir():
-            files = sorted(f for f in p.iterdir() if f.is_file() and not f.name.startswith("."))
+            files = sorted(
+                f
+                for f in p.rglob("*")
+                if f.is_file() and not any(part.startswith(".") for part in f.relative_to(p).parts)
+            )
             if not files:
-                raise InputError(text, None, None, "a directory with input files", "empty")
+                raise InputError(text, None, None, "a directory with input files", "none in it")
             out.extend(str(f) for f in files)
         elif p.is_file():
             out.append(text)
         else:
-            raise InputError(text, None, None, "an existing file", "no such file")
+            got = "no such file or directory"
+            raise InputError(text, None, None, "an existing file or directory of files", got)
     return out
 
 

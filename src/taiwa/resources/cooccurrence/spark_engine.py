@@ -87,7 +87,13 @@ def spark_session(settings: SparkSettings) -> tuple[SparkSession, bool]:
         conf["spark.sql.shuffle.partitions"] = str(max(4, 2 * (os.cpu_count() or 1)))
     for key, value in {**conf, **settings.conf}.items():
         builder = builder.config(key, value)
-    return builder.getOrCreate(), True
+    try:
+        return builder.getOrCreate(), True
+    except Exception as exc:  # py4j and Spark raise many types: a master that cannot start
+        from taiwa.core.errors import TaiwaError
+
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+        raise TaiwaError(f"--master {settings.master!r}: no Spark session: {first}") from None
 
 
 def _drain(counter: LineCounter) -> Iterator[tuple[int, str, str | None, int]]:

@@ -11,7 +11,6 @@ eq. (1) and writes the pairs that pass the filters as a Parquet table ``w1, w2, 
 
 from __future__ import annotations
 
-import json
 import math
 import time
 from collections.abc import Iterable, Iterator, Mapping
@@ -20,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from taiwa.core.errors import InputError
-from taiwa.core.io import decoded_lines, parquet_problem, require_file, shown, write_json
+from taiwa.core.io import parquet_problem, require_file, shown, write_json
+from taiwa.core.schema import MAX_TEXT_CHARS
 from taiwa.resources.cooccurrence.config import Engine, MinerConfig, MiningReport
 from taiwa.resources.cooccurrence.counts import resolve_inputs
-from taiwa.core.schema import MAX_TEXT_CHARS
 
 COLUMNS = ("w1", "w2", "g", "llr")
 FORMAT = "taiwa.association-pairs/1"
@@ -106,12 +105,9 @@ def mine_cooccurrence(
 
 def _read_meta(meta: Path) -> dict[str, Any]:
     """The ``.meta.json`` beside a pair table: a JSON object, else an :class:`InputError`."""
-    try:
-        data = json.loads("".join(decoded_lines(meta)))
-    except (json.JSONDecodeError, RecursionError) as exc:
-        raise InputError(str(meta), None, None, "the table's JSON metadata", str(exc)) from None
-    if not isinstance(data, dict):
-        raise InputError(str(meta), None, None, "a JSON object", type(data).__name__)
+    from taiwa.core.io import read_json_object
+
+    data, _ = read_json_object(meta, "the table's JSON metadata")
     return data
 
 
