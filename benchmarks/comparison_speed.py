@@ -4,16 +4,13 @@
 
 Aggregate: ``bootstrap_ci`` of every metric of every system, as the methods do (9 CIs).
 Comparisons: :func:`taiwa.metrics.comparisons.build_comparisons` on the same per-item values (every
-pair × every metric: paired bootstrap CI, sign-flip p, Holm, MDD; 9 comparisons), including
-aligning the pairs, run right after the aggregate as the runner runs it: the comparisons reuse
-the resampled means the aggregate's ``bootstrap_ci`` drew (:mod:`taiwa.metrics.resample_memo`;
-the same resamples, so ``mean(a − b)`` per resample is ``mean(a) − mean(b)``). Both are timed
-on the same data in process CPU seconds (best of ``--repeat``, each repeat an aggregate then
-the comparisons; BLAS pinned to one thread, so other processes on a shared machine do not
-change the figures much), and the script prints both, the ratio (goal: ≤ 10 %), the
-comparisons without the aggregate's resamples at hand ("cold": one resample pass of their own),
-that both give the same numbers, and where the cold comparisons' time goes: drawing
-``bootstrap_ci``'s resamples once, the sign flips, and the rest.
+pair × every metric: sign-flip p and the interval that inverts it, or Tango's interval for 0/1
+items, Holm, the MDD for the test and family; 9 comparisons), including aligning the pairs, run
+right after the aggregate as the runner runs it. Both are timed on the same data in process CPU
+seconds (best of ``--repeat``; BLAS pinned to one thread, so other processes on a shared machine
+do not change the figures much), and the script prints both, the ratio (goal: ≤ 10 %) and where
+the comparisons' time goes: the sign flips of every column (with their subset means), the MDDs
+(McNemar's exact power for the 0/1 metric), and the rest.
 """
 
 from __future__ import annotations
@@ -31,8 +28,9 @@ import numpy as np  # noqa: E402
 
 from taiwa.metrics import resample_memo  # noqa: E402
 from taiwa.metrics.comparisons import ComparedMetric, build_comparisons  # noqa: E402
-from taiwa.metrics.paired import N_PERMUTATIONS, _sign_flip_p, resampled_means  # noqa: E402
-from taiwa.metrics.stats import N_RESAMPLES, bootstrap_ci, percentile_estimate  # noqa: E402
+from taiwa.metrics.detectable import _discordant_mdd  # noqa: E402
+from taiwa.metrics.sign_flip import N_PERMUTATIONS, flip_interval, sign_flips  # noqa: E402
+from taiwa.metrics.stats import N_RESAMPLES, bootstrap_ci  # noqa: E402
 
 METRICS = (
     ComparedMetric("wed", "WED", "lower", "score", "wed"),
@@ -82,80 +80,40 @@ def main() -> None:
                 bootstrap_ci(list(per_metric[m.key].values()), seed=0)
 
     def compare() -> None:
+        _discordant_mdd.cache_clear()
         build_comparisons(values, METRICS, seed=0)
 
     n = args.items
     rng = np.random.default_rng(0)
-    step = max(1, 100_000 // n)
     d = rng.normal(size=(n, len(METRICS) * args.systems * (args.systems - 1) // 2))
 
-    def draws() -> None:
-        r = np.random.default_rng(0)
-        for start in range(0, N_RESAMPLES, step):
-            r.integers(0, n, size=(min(step, N_RESAMPLES - start), n))
-
-    columns = np.column_stack(
-        [np.fromiter(per[m.key].values(), float) for per in values.values() for m in METRICS]
-    )
-
-    def one_pass() -> list[tuple[float, float]]:
-        stats = resampled_means(columns, N_RESAMPLES, 0)
-        means = columns.mean(axis=0)
-        return [
-            (e.low, e.high)
-            for e in (percentile_estimate(means[j], stats[:, j], n) for j in range(len(means)))
-        ]
+    def flips() -> None:
+        f = sign_flips(d, N_PERMUTATIONS, 0)
+        flip_interval(f, d.mean(axis=0))
 
     t_agg, t_cmp = float("inf"), float("inf")
     for _ in range(args.repeat):  # as a run does it: the aggregate, then the comparisons
-        resample_memo._memo.clear()
+        resample_memo._memo.clear()  # each aggregate draws its resamples afresh
         t_agg = min(t_agg, best_of(1, aggregate))
         t_cmp = min(t_cmp, best_of(1, compare))
-    warm = build_comparisons(values, METRICS, seed=0)
-    resample_memo._memo.clear()
-    t_cold = best_of(args.repeat, compare)
-    cold = build_comparisons(values, METRICS, seed=0)
-    same = max(
-        abs(w["difference"][k] - c["difference"][k])
-        for w, c in zip(warm["rows"], cold["rows"], strict=True)
-        for k in ("value", "ci_low", "ci_high")
-    )
-    same_p = all(
-        (w["p_holm"], w["mdd"]) == (c["p_holm"], c["mdd"])
-        for w, c in zip(warm["rows"], cold["rows"], strict=True)
-    )
-    t_one = best_of(args.repeat, one_pass)
-    ref = [
-        (e.low, e.high)
-        for e in (
-            bootstrap_ci(list(per[m.key].values())) for per in values.values() for m in METRICS
-        )
-    ]
-    gap = float(np.max(np.abs(np.array(one_pass()) - np.array(ref))))
-    t_draw = best_of(args.repeat, draws)
-    t_flip = best_of(args.repeat, lambda: _sign_flip_p(d, N_PERMUTATIONS, 0))
+    t_flip = best_of(args.repeat, flips)
     block = build_comparisons(values, METRICS, seed=0)
+    pairs = args.systems * (args.systems - 1) // 2
+
+    def mdds() -> None:
+        _discordant_mdd.cache_clear()
+        for r in block["rows"]:
+            if r["metric"] == "ok":
+                _discordant_mdd(n, max(1, round(0.15 * n)), 0.05 / block["family"], 0.8)
+
+    t_mdd = best_of(args.repeat, mdds)
     cells = args.systems * len(METRICS)
     print(f"{n:,} items, {args.systems} systems, {len(METRICS)} metrics (CPU seconds)")
     print(f"aggregate:   {t_agg:6.3f} s  ({cells} bootstrap CIs, {N_RESAMPLES} resamples each)")
-    print(
-        f"comparisons: {t_cmp:6.3f} s  ({len(block['rows'])} pairs × metrics, after the "
-        "aggregate: its resamples reused)"
-    )
-    print(
-        f"  cold:      {t_cold:6.3f} s  (no aggregate before; same CIs to {same:.1e}, "
-        f"same p and MDD: {same_p})"
-    )
-    print(f"  of which   {t_draw:6.3f} s  drawing bootstrap_ci's resamples once")
-    print(f"             {t_flip:6.3f} s  {block['rows'][0]['test']}")
-    print(
-        f"comparisons / aggregate: {t_cmp / t_agg:.1%} (goal ≤ 10 %; cold {t_cold / t_agg:.1%}, "
-        f"the one draw alone: {t_draw / t_agg:.1%})"
-    )
-    print(
-        f"the same {cells} CIs from one shared resample pass (resampled_means): {t_one:.3f} s "
-        f"({t_one / t_agg:.1%} of the aggregate; CI bounds differ by at most {gap:.1e})"
-    )
+    print(f"comparisons: {t_cmp:6.3f} s  ({len(block['rows'])} pairs × metrics)")
+    print(f"  of which   {t_flip:6.3f} s  {block['rows'][0]['test']}, intervals included")
+    print(f"             {t_mdd:6.3f} s  the {pairs} MDDs of the 0/1 metric")
+    print(f"comparisons / aggregate: {t_cmp / t_agg:.1%} (goal ≤ 10 %)")
 
 
 if __name__ == "__main__":

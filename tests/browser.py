@@ -146,9 +146,17 @@ class Browser:
         while not any(e.get("method") == "Page.loadEventFired" for e in self.events):
             self.events.append(self._read(max(0.1, end - time.monotonic())))
 
-    def evaluate(self, expression: str) -> Any:
-        """The JSON value of a JavaScript expression in the page."""
-        res = self.call("Runtime.evaluate", session=True, expression=expression, returnByValue=True)
+    def evaluate(self, expression: str, *, wait: bool = False, timeout: float = 60) -> Any:
+        """The JSON value of a JavaScript expression in the page (``wait``: of the promise it
+        gives, once settled)."""
+        res = self.call(
+            "Runtime.evaluate",
+            session=True,
+            timeout=timeout,
+            expression=expression,
+            returnByValue=True,
+            awaitPromise=wait,
+        )
         if "exceptionDetails" in res:
             raise RuntimeError(f"page script failed: {res['exceptionDetails']}")
         return res["result"].get("value")
@@ -169,7 +177,14 @@ class Browser:
     def screenshot(self, path: Path) -> Path:
         """A PNG of the whole page (not only the viewport)."""
         size = self.call("Page.getLayoutMetrics", session=True)["cssContentSize"]
-        clip = {"x": 0, "y": 0, "width": size["width"], "height": size["height"], "scale": 1}
+        return self.screenshot_region(path, 0, 0, size["width"], size["height"])
+
+    def screenshot_region(
+        self, path: Path, x: float, y: float, width: float, height: float
+    ) -> Path:
+        """A PNG of one region of the page (CSS pixels from the page's top left, the page
+        scrolled to its top)."""
+        clip = {"x": x, "y": y, "width": width, "height": height, "scale": 1}
         data = self.call(
             "Page.captureScreenshot",
             session=True,

@@ -120,7 +120,9 @@ def test_a_judged_run_counts_extraction_and_ranks_the_systems(tmp_path: Path) ->
     assert q["flip_rate"]["value"] == 0.0 and not q["flagged"]
     assert s["across"]["rankings"]["single"]["openai:good"] == 1
     assert s["across"]["consistency"]["single~pairwise"]["rho"] > 0.9
-    assert s["across"]["task_difficulty"]["tasks"]["continuation"]["n"] == 2 * len(SYSTEMS)
+    # judged ratings only: wrong's two continuation ratings were given by rule (issue 39)
+    continuation = s["across"]["task_difficulty"]["tasks"]["continuation"]
+    assert continuation["n"] == 2 * (len(SYSTEMS) - 1) and continuation["imputed"] == 2
     assert s["status"] == "ok"
     written = {p.name for p in (tmp_path / "run").iterdir()}
     assert {"scores.jsonl", "single_judgments.jsonl", "pairwise_judgments.jsonl"} <= written

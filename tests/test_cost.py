@@ -323,3 +323,26 @@ def test_cli_price_flag_prints_the_cost(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     assert "tokens per role" in r.stdout and "USD" in r.stdout
     assert bad.returncode == 2 and "--price 'stub=1'" in bad.stderr + bad.stdout
+
+
+def test_each_row_carries_its_tokens_and_retries(tmp_path: Path) -> None:
+    """Issue 43 (the model call of an item): each row of a stage that called a model says what
+    its requests cost (tokens in and out, the backend's retries), and a cached replay shows
+    the same tokens; the row's numbers add up to the role's in the summary."""
+    state = StubState(faults=[500, 429])
+    with serve(state) as url:
+        cfg = _cfg(tmp_path, url, 6)
+        first = run(cfg, get_method("prompts"), show_progress=False)
+        rows = [json.loads(x) for x in (tmp_path / "run" / "responses.jsonl").open()]
+        again = run(cfg, get_method("prompts"), show_progress=False)
+        replayed = [json.loads(x) for x in (tmp_path / "run" / "responses.jsonl").open()]
+    [c] = first.summary["calls"]
+    assert sum(r["tokens_in"] for r in rows) == c["tokens_in"] == state.tokens_in
+    assert sum(r["tokens_out"] for r in rows) == c["tokens_out"]
+    assert sum(r.get("retries", 0) for r in rows) == c["retries"] == 2
+    assert all(r["tokens_in"] > 0 and r["cached"] is False for r in rows)
+    assert again.summary["calls"][0]["cache_hits"] == 6
+    assert [(r["tokens_in"], r["tokens_out"]) for r in replayed] == [
+        (r["tokens_in"], r["tokens_out"]) for r in rows
+    ]
+    assert all(r["cached"] is True and "retries" not in r for r in replayed)

@@ -33,7 +33,7 @@ def test_chi2_sf_is_scipys(df: int) -> None:
 
 
 def test_the_flags_statistic_is_scipys_chisquare() -> None:
-    from taiwa.metrics.flags import answer_distribution
+    from taiwa.metrics.answer_flags import answer_distribution
 
     choices = [0] * 40 + [1] * 5 + [2] * 3 + [None] * 2
     golds = [0, 1, 2, 3] * 12 + [0, 1]

@@ -14,15 +14,15 @@ import pytest
 from cli import taiwa_main
 from taiwa.benchmarks.intent.dataset import iter_items
 from taiwa.core.samples import sample_path
-from taiwa.metrics import flags
+from taiwa.metrics import answer_flags, flags
 
 ITEMS = sample_path("intent/items.jsonl")
 GOLD = [it.gold for it in iter_items(ITEMS)]
 
 
 def _flags(choices: list[int | None], golds: list[int], k: int = 4) -> list[str]:
-    dist = flags.answer_distribution(choices, golds, k)
-    return [f.code for f in flags.answer_distribution_flags(dist, "accuracy")]
+    dist = answer_flags.answer_distribution(choices, golds, k)
+    return [f.code for f in answer_flags.answer_distribution_flags(dist, "accuracy")]
 
 
 def test_a_constant_answerer_is_flagged_at_any_n() -> None:
@@ -51,7 +51,7 @@ def test_a_uniform_guesser_and_the_gold_answers_are_never_flagged(n: int) -> Non
 
 
 def test_the_distribution_counts_options_and_unparsed() -> None:
-    d = flags.answer_distribution([0, None, 1, 1], [0, 1, 1, 2], 4)
+    d = answer_flags.answer_distribution([0, None, 1, 1], [0, 1, 1, 2], 4)
     assert (d["answers"], d["gold"], d["unparsed"], d["n"]) == ([1, 2, 0, 0], [1, 2, 1, 0], 1, 4)
     assert d["top"]["option"] == 2 and d["chi2"] is None  # below the chi-square floor
 

@@ -259,7 +259,7 @@ def test_several_systems_one_run_directory(tmp_path: Path) -> None:
     assert s["systems"]["builtin:parrot"]["rouge1"]["value"] < 1.0
     rows = [json.loads(x) for x in (tmp_path / "run" / "scores.jsonl").read_text().splitlines()]
     assert len(rows) == 3 * 8 and {r["system"] for r in rows} == set(s["systems"])
-    assert set(s["seconds"]) == {"generate", "score", "aggregate", "comparisons", "total"}
+    assert set(s["seconds"]) == {"generate", "score", "item", "aggregate", "comparisons", "total"}
 
 
 def test_list_and_method_help() -> None:

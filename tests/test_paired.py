@@ -10,10 +10,13 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 from rich.console import Console
+from scipy.stats import t as stats_t
 
 from taiwa.display.comparison_table import comparisons_markdown, comparisons_table
 from taiwa.metrics.comparisons import ComparedMetric, build_comparisons, collect, pairs_of
 from taiwa.metrics.da_distribution import dae, dami
+from taiwa.metrics.detectable import discordant_mdd
+from taiwa.metrics.imputed import IMPUTED
 from taiwa.metrics.paired import (
     ActEntropy,
     ActMutualInformation,
@@ -24,6 +27,7 @@ from taiwa.metrics.paired import (
     paired_difference,
     paired_statistic_difference,
 )
+from taiwa.metrics.sign_flip import sign_flips
 from taiwa.metrics.stats import bootstrap_ci
 
 ACTS = np.array(["質問", "応答", "同意", "提案"])
@@ -47,14 +51,29 @@ def paired_acts(rng: np.random.Generator, n: int, pa: np.ndarray, q: np.ndarray,
 
 def test_sign_flip_exact_on_a_hand_computable_example() -> None:
     # d = 1, 2, 3: the 8 sign patterns sum to ±6, ±4, ±2, 0, 0; |T| ≥ 6 for 2 of 8.
-    r = paired_difference([3.0, 4.0, 5.0], [2.0, 2.0, 2.0])
-    assert r.p == pytest.approx(2 / 8)
-    assert r.difference.value == pytest.approx(2.0)
-    assert r.test.startswith("sign-flip, exact")
+    assert sign_flips(np.array([[1.0], [2.0], [3.0]])).p[0] == pytest.approx(2 / 8)
     # d = 1, 1, 1, 1, −1: |T| = 3 is reached by T ∈ {±3, ±5}: 2 · (1 + 5) = 12 of 32 patterns
-    r = paired_difference([1, 1, 1, 1, 0], [0, 0, 0, 0, 1])
-    assert r.p == pytest.approx(12 / 32)
-    assert paired_difference([1.0, 2.0], [1.0, 2.0]).p == 1.0
+    flips = sign_flips(np.array([[1.0], [1.0], [1.0], [1.0], [-1.0]]))
+    assert flips.p[0] == pytest.approx(12 / 32) and flips.test.startswith("sign-flip, exact")
+    # the same through paired_difference, from 6 items (the floor): d = 1 … 6, |T| = 21 is
+    # reached only by the observed pattern and its mirror
+    r = paired_difference([2.0, 4.0, 6.0, 8.0, 10.0, 12.0], [1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+    assert r.p == pytest.approx(2 / 64) and r.difference.value == pytest.approx(3.5)
+    assert r.test.startswith("sign-flip, exact") and r.no_test is None
+    assert paired_difference([1.0] * 6, [1.0] * 6).p == 1.0
+
+
+def test_below_the_floor_there_is_no_test_and_it_says_why() -> None:
+    """5 measured items: even all five for one side give an exact p of 2/32 = 0.0625, so no
+    test runs; the difference is still shown, with why there is no test."""
+    r = paired_difference([3.0, 4.0, 5.0, 1.0, 2.0], [2.0, 2.0, 2.0, 0.0, 0.0])
+    assert math.isnan(r.p) and math.isnan(r.difference.low) and math.isnan(r.mdd)
+    assert r.difference.value == pytest.approx(1.8) and r.difference.n == 5
+    assert r.no_test is not None and "below the floor of 6" in r.no_test
+    none = paired_difference({"a": IMPUTED, "b": 1.0}, {"a": 2.0, "b": None})
+    assert (
+        none.no_test.startswith("no item measured on both sides") and "1 left out" in none.no_test
+    )
 
 
 def test_holm_on_a_textbook_example() -> None:
@@ -79,43 +98,84 @@ def test_items_only_one_side_has_are_counted_and_left_out() -> None:
         align([1.0, 2.0], [1.0])
 
 
-def test_ci_is_bootstrap_ci_of_the_differences_and_columns_are_independent() -> None:
+def test_interval_inverts_the_sign_flip_test_and_columns_are_independent() -> None:
+    """The interval is every δ the sign-flip test of d − δ does not reject at 5 %: just inside
+    its ends the test's p is at least 0.05, just outside below it; each column gets what it
+    would alone; the MDD is the t-based one for a family of one."""
     rng = np.random.default_rng(5)
-    for n in (40, 2500):  # bootstrap_ci's cached draw, and its blocked one (n · 2000 > 4M)
+    for n in (12, 40):  # exact enumeration, and random patterns
         d = rng.normal(0.1, 1.0, size=(n, 3))
-        together = difference_tests(d, seed=3, n_permutations=500)
+        together = difference_tests(d, seed=3, n_permutations=2000)
         for j in range(3):
-            ref = bootstrap_ci(d[:, j].tolist(), seed=3)
             est = together[j].difference
-            assert (est.value, est.low, est.high) == pytest.approx((ref.value, ref.low, ref.high))
-            alone = difference_tests(d[:, [j]], seed=3, n_permutations=500)[0]
+            assert est.low < est.value < est.high
+            for end, inward in ((est.low, 1e-3), (est.high, -1e-3)):
+                inside = d[:, [j]] - (end + inward)
+                outside = d[:, [j]] - (end - inward)
+                assert sign_flips(inside, 2000, seed=3).p[0] >= 0.05
+                assert sign_flips(outside, 2000, seed=3).p[0] < 0.05
+            alone = difference_tests(d[:, [j]], seed=3, n_permutations=2000)[0]
             assert alone.p == together[j].p
             assert (alone.difference.low, alone.difference.high) == pytest.approx(
-                (est.low, est.high)
+                (est.low, est.high),
+                abs=1e-6,  # random patterns summed in float32
             )
             sd = float(np.std(d[:, j], ddof=1))
-            assert together[j].mdd == pytest.approx(2.8016 * sd / math.sqrt(n), rel=1e-4)
+            t = stats_t.ppf(0.975, n - 1) + stats_t.ppf(0.8, n - 1)
+            assert together[j].mdd == pytest.approx(t * sd / math.sqrt(n), rel=1e-6)
     assert minimum_detectable(1.0) == pytest.approx(1.959964 + 0.841621, rel=1e-6)
+
+
+def test_interval_and_p_agree_on_every_small_zero_one_table() -> None:
+    """0/1 items: for every split of n = 6 … 30 items into b for A, c for B and ties, the
+    interval holds 0 exactly when McNemar's exact p (the sign-flip p) is at least 0.05; the
+    8-item case of issue 39 (A right on all, B on 4) is not significant and its interval
+    holds 0."""
+    for n in range(6, 31, 3):
+        splits = [(b, c) for b in range(n + 1) for c in range(n - b + 1)]
+        d = np.zeros((n, len(splits)))
+        for j, (b, c) in enumerate(splits):
+            d[:b, j], d[b : b + c, j] = 1.0, -1.0
+        for (b, c), r in zip(splits, difference_tests(d, n_permutations=500), strict=True):
+            assert (r.p >= 0.05) == (r.difference.low <= 0 <= r.difference.high), (n, b, c)
+    issue = paired_difference([1.0] * 8, [1.0] * 4 + [0.0] * 4)
+    assert issue.p == pytest.approx(0.125) and issue.difference.low <= 0 < issue.difference.high
+    assert issue.interval.startswith("Tango") and issue.small_n
+
+
+class PlainEntropy:
+    """DAE without its bias correction, vectorised (what ActEntropy was before issue 39)."""
+
+    def __call__(self, records: Sequence[object]) -> float:
+        return dae(records)
+
+    def prepare(self, records: Sequence[object]) -> object:
+        return ActEntropy().prepare(records)
+
+    def resampled(self, prepared: object, idx: np.ndarray) -> np.ndarray:
+        return ActEntropy().resampled(prepared, idx)  # type: ignore[arg-type]
 
 
 def test_statistic_without_a_vectorised_form_gives_the_same_numbers() -> None:
     rng = np.random.default_rng(2)
     a, b = paired_acts(rng, 60, np.array([0.4, 0.3, 0.2, 0.1]), np.full(4, 0.25), 0.5)
-    fast = paired_statistic_difference(a, b, ActEntropy(), seed=4, n_resamples=300)
+    fast = paired_statistic_difference(a, b, PlainEntropy(), seed=4, n_resamples=300)
     slow = paired_statistic_difference(a, b, dae, seed=4, n_resamples=300)
     assert fast.difference.value == pytest.approx(dae(a) - dae(b))
     assert (fast.difference.low, fast.difference.high, fast.p) == pytest.approx(
         (slow.difference.low, slow.difference.high, slow.p)
     )
+    # the bias-corrected DAE: its point is the jackknife-corrected difference
+    corrected = paired_statistic_difference(a, b, ActEntropy(), seed=4, n_resamples=300)
+    assert corrected.difference.value != pytest.approx(fast.difference.value)
+    assert "bias-corrected" in corrected.interval
     # DAMI over (previous act, act) pairs: B answers a question with an answer more often
     prev = ACTS[np.random.default_rng(3).integers(0, 4, size=60)].tolist()
-    pairs_a, pairs_b = list(zip(prev, a, strict=True)), list(zip(prev, b, strict=True))
-    fast = paired_statistic_difference(pairs_a, pairs_b, ActMutualInformation(), n_resamples=200)
-    slow = paired_statistic_difference(pairs_a, pairs_b, dami, n_resamples=200)
-    assert fast.difference.value == pytest.approx(dami(pairs_a) - dami(pairs_b))
-    assert (fast.difference.low, fast.difference.high) == pytest.approx(
-        (slow.difference.low, slow.difference.high)
-    )
+    pairs_a = list(zip(prev, a, strict=True))
+    mi = ActMutualInformation()
+    whole = np.arange(60)[None]
+    assert mi(pairs_a) == pytest.approx(dami(pairs_a))
+    assert mi.resampled(mi.prepare(pairs_a), whole)[0] == pytest.approx(dami(pairs_a))
 
 
 def test_declaring_comparisons_imports_no_numpy() -> None:
@@ -148,19 +208,21 @@ def test_ci_coverage_of_an_item_mean_difference() -> None:
 
 
 def test_the_bootstrap_p_of_a_few_items_is_not_below_what_an_exact_test_allows() -> None:
-    """4 items, a ahead on every one (a win rate, say): the percentile bootstrap alone gives
-    p = 2/(B+1) (about 0.001, 'significant'); swapping each item's pair is one of 2^4
-    arrangements, so no test can say less than 2/16. From about 20 items on the floor is far
-    below the bootstrap's p and changes nothing."""
+    """6 items, a ahead on every one (a win rate, say): the percentile bootstrap alone gives
+    p = 2/(B+1) (about 0.001, 'significant'); swapping each item's pair is one of 2^6
+    arrangements, so no test can say less than 2/64. From about 20 items on the floor is far
+    below the bootstrap's p and changes nothing. Below 6 items there is no test."""
 
     def share(records: Sequence[object]) -> float:
         return sum(1 for r in records if r == "win") / len(records)
 
-    a = {f"i{k}": "win" for k in range(4)}
-    b = {f"i{k}": "loss" for k in range(4)}
+    a = {f"i{k}": "win" for k in range(6)}
+    b = {f"i{k}": "loss" for k in range(6)}
     r = paired_statistic_difference(a, b, share, seed=0, n_resamples=2000)
-    assert r.p == pytest.approx(2 / 2**4)
+    assert r.p == pytest.approx(2 / 2**6)
     assert "floor" in r.test
+    four = paired_statistic_difference(dict(list(a.items())[:4]), b, share)
+    assert math.isnan(four.p) and four.no_test is not None and four.difference.value == 1.0
     a40 = {f"i{k}": "win" if k % 4 else "loss" for k in range(40)}
     b40 = {f"i{k}": "loss" if k % 4 else "win" for k in range(40)}
     r40 = paired_statistic_difference(a40, b40, share, seed=0, n_resamples=2000)
@@ -273,11 +335,12 @@ def test_long_names_still_fit_80_columns() -> None:
 
 
 def test_no_item_differing_gives_no_minimum_detectable_difference() -> None:
-    """Two systems equal on every item (both wrong throughout): the SD of the differences is
-    estimated as 0, and 2.80 · 0 / √n = 0 would read "this n detects any difference"; the MDD
-    is NaN (shown "–") instead. With differences it is the usual 2.80 · sd / √n."""
-    same = paired_difference([0.0] * 3, [0.0] * 3)
+    """Two systems equal on every item (both wrong throughout): no item differs, and an MDD
+    from a spread estimated as 0 would read "this n detects any difference"; the MDD is NaN
+    (shown "–") instead. With differences, 0/1 items get McNemar's exact MDD."""
+    same = paired_difference([0.0] * 8, [0.0] * 8)
     assert math.isnan(same.mdd) and same.sd == 0.0
     assert math.isnan(minimum_detectable(0.0)) and math.isnan(minimum_detectable(float("nan")))
-    moved = paired_difference([1.0, 0.0, 1.0, 1.0], [0.0, 0.0, 1.0, 0.0])
-    assert moved.mdd == pytest.approx(2.8016 * moved.sd / 2, rel=1e-4)
+    moved = paired_difference([1.0] * 30 + [0.0] * 30, [0.0] * 20 + [1.0] * 20 + [0.0] * 20)
+    assert moved.discordant == 30  # 20 items for A, 10 for B
+    assert moved.mdd == pytest.approx(discordant_mdd(60, 30), rel=1e-9) and moved.mdd < 30 / 60

@@ -56,6 +56,9 @@ def test_every_method_has_its_tables_and_figures(page: str) -> None:
     for m in ("prompts", "chitchat", "da-distribution", "intent"):
         assert "paired comparisons" in sections[m] and "paired differences a − b" in sections[m]
     assert "paired comparisons" not in sections["cohesion"]
+    # a method that follows no seed paper is titled by its name alone, the others cite theirs
+    assert '<h2 id="m-prompts">prompts</h2>' in page
+    assert '<h2 id="m-intent">intent (seed 004)</h2>' in page
     for body in sections.values():
         assert "<table" in body and "<svg" in body and "</svg>" in body
     # the two da-response runs share their headline table: one table with both systems
@@ -83,7 +86,8 @@ def test_provenance_and_no_network(page: str, runs: dict[str, Path]) -> None:
         assert digest[:12] in page
     # self-contained: nothing fetched from anywhere
     assert not re.search(r'(src|href)="(https?:)?//', page)
-    assert "<script" not in page
+    # the item view's data and script are inline (issue 43): no script comes from a file
+    assert "<script" in page and not re.search(r"<script[^>]*\bsrc=", page)
 
 
 def test_text_from_data_is_escaped(runs: dict[str, Path], tmp_path: Path) -> None:

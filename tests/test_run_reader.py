@@ -244,15 +244,20 @@ def test_summary_values_that_cannot_be_are_refused(
     _refused(["leaderboard", str(tmp_path / "runs")], "summary.json:", field)
 
 
-def test_a_value_of_another_kind_among_data_keys_is_refused(intent: Path, tmp_path: Path) -> None:
-    """Keys that are data (here the options of the answers' histogram) hold one kind."""
-    summary = json.loads((intent / "summary.json").read_text("utf-8"))
-    block = summary["across"]["items"]
-    assert len(block) >= 2
-    bad = _copy(intent, tmp_path / "bad")
-    summary["across"]["items"][next(iter(block))] = "many"
-    (bad / "summary.json").write_text(json.dumps(summary, indent=2), "utf-8")
-    _refused(["report", str(bad), "--out", str(tmp_path / "r.html")], "summary.json", "across.")
+def test_a_value_of_another_kind_in_a_map_of_systems_is_refused(two: Path) -> None:
+    """The values of a map keyed by the run's systems (or their pairs, or numbers) hold one
+    kind; a block of new named fields may mix kinds (a later taiwa's record)."""
+    from taiwa.core.errors import InputError
+    from taiwa.harness.summary_schema import check_summary
+
+    summary = json.loads((two / "summary.json").read_text("utf-8"))
+    assert set(summary["systems"]) == {"builtin:parrot", "builtin:eliza"}
+    summary["across"]["per_system"] = {"builtin:parrot": 0.5, "builtin:eliza": "many"}
+    with pytest.raises(InputError, match=r"across\.per_system\.builtin:eliza.*number like"):
+        check_summary(two / "summary.json", summary, "")
+    summary["across"]["per_system"] = {"builtin:parrot vs builtin:eliza": 1, "1": 2}
+    summary["across"]["claim"] = {"holds": True, "why": "a later field"}
+    check_summary(two / "summary.json", summary, "")
 
 
 def test_the_files_a_run_writes_are_read_unchanged(two: Path, intent: Path) -> None:
@@ -261,7 +266,11 @@ def test_the_files_a_run_writes_are_read_unchanged(two: Path, intent: Path) -> N
         assert (
             sum(loaded.stages["score"].rows.values()) == 8 * len(loaded.systems) or path == intent
         )
-        assert loaded.config.stage_files == {"generate": "responses.jsonl", "score": "scores.jsonl"}
+        assert loaded.config.stage_files == {
+            "generate": "responses.jsonl",
+            "score": "scores.jsonl",
+            "item": "items.jsonl",
+        }
 
 
 def test_rows_by_stage_system_and_item(two: Path) -> None:
@@ -270,7 +279,7 @@ def test_rows_by_stage_system_and_item(two: Path) -> None:
     assert [r.id for r in rows] == [p["id"] for p in PROMPTS]
     assert all(r.system == "builtin:eliza" and r.ok and r.file == "scores.jsonl" for r in rows)
     item = loaded.item("p3")
-    assert set(item) == {"generate", "score"}
+    assert set(item) == {"generate", "score", "item"}
     assert {r.system for r in item["score"]} == {"builtin:parrot", "builtin:eliza"}
     assert list(loaded.stage_rows("nosuch")) == []
 
@@ -339,3 +348,24 @@ def test_no_other_module_reads_a_run_directory() -> None:
         if '"summary.json"' in p.read_text("utf-8") or '"config.json"' in p.read_text("utf-8")
     }
     assert named <= set(allowed), named - set(allowed)
+
+
+@pytest.mark.parametrize("where", ["system", "id"])
+def test_a_huge_value_in_a_row_is_cut_in_the_error(two: Path, tmp_path: Path, where: str) -> None:
+    """A 100,000-character system name or item id (found by the fuzzer at scale) gives one
+    short line: the value cut in the middle with the number of characters left out."""
+    bad = _copy(two, tmp_path / "bad")
+    rows = [json.loads(x) for x in (bad / "scores.jsonl").read_text("utf-8").splitlines()]
+    rows[0][where] = "x" * 100_000
+    (bad / "scores.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
+    line = _refused(["leaderboard", str(bad)], "scores.jsonl")
+    assert len(line) < 700 + len(str(bad)), len(line)
+
+
+def test_input_error_cuts_long_parts_and_says_how_much() -> None:
+    from taiwa.core.errors import InputError
+
+    err = str(InputError("f.json", 3, "a" * 1000, "a number", "b" * 5000))
+    assert err.startswith("f.json:3: field 'aaa") and len(err) < 1000
+    assert "…[620 characters]…" in err and "…[4,620 characters]…" in err
+    assert str(InputError("f.json", None, "x", "a number", "'abc'")).endswith("(got 'abc')")

@@ -93,7 +93,7 @@ def test_replay_reports_missing_ids(tmp_path: Path) -> None:
         cache_dir=tmp_path / "c",
     )
     res = run(cfg, get_method(cfg.method), show_progress=False)
-    assert res.failures == 1 and res.summary["failures"] == {"generate": 1, "score": 0}
+    assert res.failures == 1 and res.summary["failures"] == {"generate": 1, "score": 0, "item": 0}
     rows = _read_jsonl(tmp_path / "run" / "responses.jsonl")
     assert rows[4]["id"] == "q004" and "no reply for id 'q004'" in str(rows[4]["error"])
     assert [r.get("text") for r in rows[:4]] == [f"返事{i}" for i in range(4)]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from itertools import permutations
 
 import numpy as np
 import pytest
@@ -41,8 +42,25 @@ def test_correlation_matches_scipy(method: str) -> None:
         x, y
     )
     c = correlation(x, y, method)  # type: ignore[arg-type]
+    if method == "spearman":  # 7 pairs: the exact permutation p, not the t approximation
+        rx, ry = sps.rankdata(x), sps.rankdata(y)  # no ties: ρ is Pearson's r of the ranks
+        rhos = [np.corrcoef(rx, ry[list(order)])[0, 1] for order in permutations(range(7))]
+        exact = sum(abs(r) >= abs(ref[0]) - 1e-12 for r in rhos) / len(rhos)
+        ref = (ref[0], exact)
     assert (c.r, c.p, c.n) == pytest.approx((ref[0], ref[1], 7))
     assert c.low <= c.r <= c.high
+
+
+def test_a_rank_correlation_of_a_few_pairs_has_an_exact_p_or_none() -> None:
+    """ρ = 1 over 3 pairs: scipy's t approximation says p = 0, but 2 of the 3! = 6 orders are
+    as extreme, so no p is given below 4 pairs; over 4, the exact p is 2/24 (issue 39)."""
+    three = correlation([1.0, 2.0, 3.0], [1.0, 2.0, 3.0])
+    assert three.r == pytest.approx(1.0) and math.isnan(three.p)
+    assert math.isnan(correlation([1.0, 2.0, 3.0], [3.0, 1.0, 2.0], "kendall").p)
+    four = correlation([1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0, 4.0])
+    assert four.p == pytest.approx(2 / 24)
+    ten = correlation(list(range(10)), [0, 2, 1, 3, 5, 4, 6, 8, 7, 9], seed=1)
+    assert 0 < ten.p < 0.001
 
 
 def test_correlation_needs_three_pairs_and_varying_input() -> None:

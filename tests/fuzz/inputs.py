@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fuzz_options import (
+    a_run_dir,
     build_audio,
     build_calibrate,
     build_chitchat,
@@ -83,6 +84,10 @@ def two_system_run(w: Path) -> Path:
 
 def _compare(w: Path) -> list[str]:
     return ["compare", str(two_system_run(w))]
+
+
+def show(w: Path) -> list[str]:
+    return ["show", str(a_run_dir(w))]
 
 
 METHOD_FILES = {
@@ -167,9 +172,16 @@ INPUTS: list[Input] = [
     Input("compare", "run_dirs", "dir", "run-dir", lambda w, v: ["compare", v]),
     Input("compare", "--baseline", "value", "system", opt(_compare, "--baseline")),
     Input("compare", "--json", "out", "file", opt(_compare, "--json")),
+    Input("show", "run_dir", "dir", "run-dir", lambda w, v: ["show", v]),
+    Input("show", "item", "value", "system", lambda w, v: ["show", str(a_run_dir(w)), v]),
+    Input("show", "--filter", "value", "key=value", opt(show, "--filter")),
+    Input("show", "--system", "value", "system", opt(show, "--system")),
+    Input("show", "--metric", "value", "choice", opt(show, "--metric")),
+    Input("show", "--sort", "value", "choice", opt(show, "--sort")),
+    Input("show", "--limit", "value", "count", opt(show, "--limit")),
     *(
         Input(command, name, "opens", schema)
-        for command in ("report", "leaderboard", "compare")
+        for command in ("report", "leaderboard", "compare", "show")
         for name, schema in (
             ("summary.json", "summary"), ("config.json", "config"), ("*.jsonl", "stage"),
         )

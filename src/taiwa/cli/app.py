@@ -20,6 +20,7 @@ from taiwa.cli.help import (
 )
 from taiwa.cli.report import register as register_report
 from taiwa.cli.run import register as register_run
+from taiwa.cli.show import register as register_show
 from taiwa.cli.validate import validate_app
 from taiwa.core.errors import TaiwaError
 from taiwa.display.console import make_console
@@ -51,6 +52,7 @@ app.add_typer(da_app, name="da")
 app.add_typer(validate_app, name="validate")
 register_run(app, console)
 register_report(app, console)
+register_show(app, console)
 
 JsonOut = Annotated[
     Path | None,

@@ -175,6 +175,8 @@ def train_command(
         _print_own(own)
         console.print(f"wrote {out}")
         return
+    from importlib.util import find_spec
+
     from taiwa.annotators.da_classifier.encoder import require_hf
     from taiwa.annotators.da_classifier.encoder_train import (
         check_base,
@@ -183,6 +185,8 @@ def train_command(
         train_encoder,
     )
 
+    if find_spec("torch") is None or find_spec("transformers") is None:
+        require_hf()  # says what to install
     # before torch is imported (15 s): wrong settings, --base or --out are refused at once
     check_settings(epochs, batch_size, lr, max_length)
     check_base(base)

@@ -96,12 +96,16 @@ def register(app: typer.Typer, console: Console) -> None:
         """Paired comparisons of the systems of finished runs (difference, 95 % CI, Holm p,
         minimum detectable difference), as one joint run of them would print; refuses runs
         on other items or settings."""
+        from rich.markup import escape
+
         from taiwa.benchmarks import all_methods
         from taiwa.core.io import write_json
-        from taiwa.display.comparison_table import comparisons_table
+        from taiwa.display.comparison_table import comparisons_table, flag_lines
         from taiwa.report.compare_runs import compare_runs
 
         block = compare_runs(run_dirs, all_methods(), baseline=baseline)
         console.print(comparisons_table(block))
+        for line in flag_lines(block):
+            console.print(f"[bold yellow]{escape(line)}[/bold yellow]")
         if json_out is not None:
             write_json(json_out, block)

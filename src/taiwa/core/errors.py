@@ -38,8 +38,8 @@ class InputError(TaiwaError):
     ) -> None:
         self.file, self.line, self.field, self.expected, self.got = file, line, field, expected, got
         where = file if line is None else f"{file}:{line}"
-        what = f"field '{field}': " if field else ""
-        found = f" (got {got})" if got is not None else ""
+        what = f"field '{_clip(field)}': " if field else ""
+        found = f" (got {_clip(got)})" if got is not None else ""
         super().__init__(f"{where}: {what}expected {expected}{found}")
 
     @classmethod
@@ -68,6 +68,18 @@ def _loc(loc: tuple[int | str, ...]) -> str:
     for part in loc:
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
     return out
+
+
+MESSAGE_PART = 400
+"""The most characters of a field name or a found value an error message shows: a value taken
+from a damaged file (a 100,000-character system name) is cut in the middle, never echoed."""
+
+
+def _clip(text: str, limit: int = MESSAGE_PART) -> str:
+    if len(text) <= limit:
+        return text
+    head, tail = text[: limit - 80], text[-60:]
+    return f"{head}…[{len(text) - len(head) - len(tail):,} characters]…{tail}"
 
 
 def _short(value: Any, limit: int = 60) -> str:

@@ -1,9 +1,11 @@
 """The ``comparisons`` block (:func:`taiwa.metrics.comparisons.build_comparisons`) as a compact
 terminal table that fits 80 columns, and as plain cells / Markdown for the report.
 
-One row per pair × metric: the pair (``a − b``), the metric with its direction, the
-difference with its 95 % CI, the Holm-corrected p (``*`` when below α), the minimum
-detectable difference, the shared n and the items left out (scored by one side only).
+One row per pair × metric: the pair (``a − b``, :data:`~taiwa.metrics.flags.MARK` when a side's
+number carries a flag), the metric with its direction, the difference with its 95 % interval,
+the Holm-corrected p (``*`` when below α), the minimum detectable difference, the measured n
+(marked when the row is small-n) and the items left out (scored by one side only, or imputed).
+A pair with too few measured items has no test: its line under the table says why.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from rich.table import Table
 
 from taiwa.display.cells import clip, compact_table
 from taiwa.display.fit import HeadedTable
+from taiwa.metrics.flags import MARK
 
 ARROW = {"higher": "↑", "lower": "↓"}
 HEADERS = ("pair", "metric", "a − b [95% CI]", "p Holm", "MDD", "n", "out")
@@ -37,31 +40,81 @@ def _p(x: float | None) -> str:
     return "<.001" if x < 0.001 else f"{x:.3f}"
 
 
+def _out(row: Mapping[str, Any]) -> str:
+    """``only_a/only_b`` and the imputed items, or ``0``."""
+    parts = []
+    if row["only_a"] or row["only_b"]:
+        parts.append(f"{row['only_a']}/{row['only_b']}")
+    imputed = row.get("imputed_a", 0) + row.get("imputed_b", 0)
+    if imputed:
+        parts.append(f"{imputed} imp.")
+    return " ".join(parts) or "0"
+
+
+def _mdd(row: Mapping[str, Any], digits: int) -> str:
+    """The MDD, or for 0/1 items whose MDD would exceed the share of items the systems differ
+    on (no difference that small can be found), ``>`` that share."""
+    if _missing(row["mdd"]) and row.get("discordant") and not row.get("no_test"):
+        return f">{row['discordant'] / row['shared']:.{digits}f}"
+    return _num(row["mdd"], digits)
+
+
 def comparison_cells(row: Mapping[str, Any], digits: int = 3) -> dict[str, str]:
     """One comparison as plain strings, keyed by :data:`HEADERS` (no markup: the caller
-    escapes for its medium). ``out`` is ``only_a/only_b``; ``*`` marks a significant p."""
+    escapes for its medium). ``*`` marks a significant p, :data:`MARK` a flagged pair and a
+    small-n row's n."""
     d = row["difference"]
-    ci = f"[{_num(d['ci_low'], digits, True)}, {_num(d['ci_high'], digits, True)}]"
-    diff = "–" if _missing(d["value"]) else f"{_num(d['value'], digits, True)} {ci}"
+    if _missing(d["value"]):
+        diff = "–"
+    elif row.get("no_test"):
+        diff = f"{_num(d['value'], digits, True)} (no test)"
+    else:
+        ci = f"[{_num(d['ci_low'], digits, True)}, {_num(d['ci_high'], digits, True)}]"
+        diff = f"{_num(d['value'], digits, True)} {ci}"
+    pair = f"{row['a']} − {row['b']}" + (f" {MARK}" if row.get("flags") else "")
     return {
-        "pair": f"{row['a']} − {row['b']}",
+        "pair": pair,
         "metric": f"{row['label']} {ARROW[row['direction']]}",
         "a − b [95% CI]": diff,
         "p Holm": _p(row["p_holm"]) + ("*" if row["significant"] else ""),
-        "MDD": _num(row["mdd"], digits),
-        "n": str(row["shared"]),
-        "out": f"{row['only_a']}/{row['only_b']}" if row["only_a"] or row["only_b"] else "0",
+        "MDD": _mdd(row, digits),
+        "n": str(row["shared"]) + (MARK if row.get("small_n") else ""),
+        "out": _out(row),
     }
 
 
 def caption(block: Mapping[str, Any]) -> str:
-    """What the table's numbers are, in one paragraph."""
+    """What the table's numbers are, in one paragraph, and why a pair has no test."""
     vs = f" vs baseline {block['baseline']}" if block.get("baseline") else ""
-    return (
-        f"paired over shared items{vs}; * Holm-corrected p < {block['alpha']} over "
-        f"{block['family']} comparisons (better system in bold); MDD: difference this n "
-        "detects at α 0.05, power 0.8; out: items only a / only b scored, left out"
+    k = block["family"]
+    power = block.get("power", 0.8)
+    text = (
+        f"paired over the items both sides measured{vs}; * Holm-corrected p < {block['alpha']} "
+        f"over {k} test{'s' if k != 1 else ''} (better system in bold); the interval holds 0 "
+        f"exactly when the raw p ≥ 0.05; MDD: the difference found at power {power} after "
+        f"Holm over {k} test{'s' if k != 1 else ''}; n: items measured on both sides; out: "
+        "items only a / only b scored, and imp.: items where a side's value is imputed (a "
+        "rule's, not a measurement), all left out"
     )
+    rows = block.get("rows", [])
+    if any(_mdd(r, 3).startswith(">") for r in rows):
+        text += "; MDD >x: more than the share x of items the systems differ on"
+    if any(r.get("small_n") for r in rows):
+        text += f"; {MARK} after n: fewer than 10 items, the interval's coverage is not established"
+    if any(r.get("flags") for r in rows):
+        text += f"; {MARK} after a pair: a side's number carries a flag (listed below)"
+    untested: dict[tuple[str, str, str], list[str]] = {}
+    for r in rows:
+        if r.get("no_test"):
+            untested.setdefault((r["a"], r["b"], r["no_test"]), []).append(r["label"])
+    for (a, b, why), labels in untested.items():
+        text += f"\nno test for {a} − {b} ({', '.join(labels)}): {why}"
+    return text
+
+
+def flag_lines(block: Mapping[str, Any]) -> list[str]:
+    """The block's flags (those of the compared systems' numbers), one line each."""
+    return [f"{MARK} {f['system']} · {f['on']}: {f['text']}" for f in block.get("flags", ()) or ()]
 
 
 def comparisons_table(block: Mapping[str, Any], title: str = "paired comparisons") -> Table:
@@ -70,6 +123,7 @@ def comparisons_table(block: Mapping[str, Any], title: str = "paired comparisons
     is (80 columns, long system names), each pair is printed once on a line of its own above
     its metrics, so that no system name is wrapped."""
     t = compact_table(title, caption=caption(block), kind=HeadedTable)
+    t.caption_justify = "left"
     t.add_column("pair", no_wrap=True)
     t.add_column("metric", no_wrap=True)
     t.add_column("a − b [95% CI]", justify="right", no_wrap=True)
@@ -84,7 +138,7 @@ def comparisons_table(block: Mapping[str, Any], title: str = "paired comparisons
             )
         diff = cells["a − b [95% CI]"]
         t.add_row(
-            f"{a} − {b}",
+            f"{a} − {b}" + (f" {MARK}" if row.get("flags") else ""),
             clip(cells["metric"], 40),
             f"[bold]{diff}[/bold]" if row["significant"] else diff,
             *(cells[h] for h in HEADERS[3:]),
@@ -104,6 +158,7 @@ def comparisons_markdown(block: Mapping[str, Any]) -> str:
         a, b = esc(str(row["a"])), esc(str(row["b"]))
         if row["better"] is not None:
             a, b = (f"**{a}**", b) if row["better"] == row["a"] else (a, f"**{b}**")
-            cells["pair"] = f"{a} − {b}"
+            cells["pair"] = f"{a} − {b}" + (f" {MARK}" if row.get("flags") else "")
         lines.append("| " + " | ".join(cells[h] for h in HEADERS) + " |")
-    return "\n".join(lines) + "\n\n" + esc(caption(block)) + "\n"
+    text = esc(caption(block)).replace("\n", "  \n")
+    return "\n".join(lines) + "\n\n" + text + "\n"

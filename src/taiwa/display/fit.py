@@ -232,7 +232,9 @@ def fit_table(table: Table, console: Console, width: int) -> list[RenderableType
         budget = width - _overhead(layout, len(keep))
         widths = _widths([lo[k] for k in keep], [hi[k] for k in keep], budget)
         part = _part(layout, keep, widths, hi)
-        part.title = None if g == 0 else f"(continued, {g + 1} of {len(groups)})"
+        if g:  # on a line of its own: a narrow part would wrap it
+            out.append(_line(f"(continued, {g + 1} of {len(groups)})", "table.title"))
+        part.title = None
         part.caption = None
         out.append(part)
     if table.caption:

@@ -25,6 +25,7 @@ from taiwa.models.types import ChatRequest, ChatResponse, GenerationParams
 if TYPE_CHECKING:
     from taiwa.display.section import Section
     from taiwa.harness.demo_spec import Demo
+    from taiwa.harness.evidence import ItemEvidence
     from taiwa.harness.run_reader import RunData
     from taiwa.metrics.comparisons import ComparedMetric
     from taiwa.models.spec import ModelOptions
@@ -264,6 +265,17 @@ class Compares(Protocol):
     method's systems share no items (say why in the method's docstring)."""
 
     def compared(self, options: Any) -> Sequence[ComparedMetric]: ...
+
+
+class Evidences(Protocol):
+    """Optional part of a :class:`Method` (issue 43): ``evidence()`` declares once what the
+    method knows about each item (:class:`taiwa.harness.evidence.ItemEvidence`: the item's
+    blocks, the reply, per-item metrics, splits and flags, its own evidence per system and
+    across systems, the prompt rebuilt from the item's record), which the report's item view
+    and ``taiwa show`` render through shared code. A method that declares it also records each
+    item with :class:`taiwa.harness.stages.ItemStage` (its last stage, ``items.jsonl``)."""
+
+    def evidence(self) -> ItemEvidence: ...
 
 
 def compared_metrics(method: Any, options: Any) -> list[ComparedMetric]:

@@ -21,6 +21,7 @@ from typing import Any
 
 from taiwa.core.errors import InputError, TaiwaError
 from taiwa.core.io import decoded_lines, path_kind, read_json_object, shown_path
+from taiwa.core.io import shown as short
 from taiwa.harness.config_schema import RunConfigFile, parse_config
 from taiwa.harness.stage_rows import StageFile, StageRow, check_stage_files, iter_rows
 from taiwa.harness.summary_schema import check_summary, line_of
@@ -105,7 +106,7 @@ class RunData:
         name = self.stage_file(stage)
         if name is None or not self.has(name):
             return
-        for row in iter_rows(self.path / name):
+        for row in iter_rows(self.path / name, checked=stage in self.stages):
             if system is not None and row.system != system:
                 continue
             if ok and not row.ok:
@@ -120,6 +121,17 @@ class RunData:
             rows = [r for r in self.stage_rows(stage) if r.id == ident]
             if rows:
                 out[stage] = rows
+        return out
+
+    def rows_by_item(self) -> dict[str, dict[str, dict[str, dict[str, Any]]]]:
+        """Every stage's rows as written, by item, stage and system (``""`` for the one row
+        of a stage across systems), one pass over each stage file (checked when the run was
+        read); items in the order of the run's first stage file."""
+        out: dict[str, dict[str, dict[str, dict[str, Any]]]] = {}
+        for stage, checked in self.stages.items():
+            for row in iter_rows(self.path / checked.file, checked=True):
+                lane = "" if checked.across else row.system
+                out.setdefault(row.id, {}).setdefault(stage, {})[lane] = dict(row.values)
         return out
 
     def rows(self, name: str) -> Iterator[dict[str, Any]]:
@@ -178,8 +190,8 @@ def load_run(path: Path) -> RunData:
             str(path / CONFIG),
             line_of(config_text, ["method"]),
             "method",
-            f"the method of {SUMMARY} ({summary['method']!r})",
-            repr(config.method),
+            f"the method of {SUMMARY} ({short(summary['method'])})",
+            short(config.method),
         )
     for system, block in summary["systems"].items():
         if "n" in block and "failures" in block and system not in config.systems:
@@ -187,8 +199,8 @@ def load_run(path: Path) -> RunData:
                 str(path / SUMMARY),
                 line_of(text, ["systems", system]),
                 f"systems.{system}",
-                f"a system of {CONFIG} ({', '.join(config.systems) or 'none'})",
-                repr(system),
+                f"a system of {CONFIG} ({short(', '.join(config.systems), 200) or 'none'})",
+                short(system),
             )
     stages = check_stage_files(path, config.stage_files or {}, config.systems, summary)
     return RunData(path, config, summary, text, stages)

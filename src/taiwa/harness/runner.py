@@ -153,6 +153,7 @@ def _execute(
                     results.ok,
                     baseline=cfg.baseline,
                     seed=plan.setup.seed,
+                    summary={"systems": summary.systems, "across": summary.across},
                 )
                 if comparisons is not None:
                     seconds["comparisons"] = round(time.perf_counter() - start, 3)

@@ -8,8 +8,6 @@ Every error names the file, the line and the field."""
 
 from __future__ import annotations
 
-import math
-import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +15,7 @@ from typing import Any
 
 from taiwa.core.errors import InputError
 from taiwa.core.io import decoded_lines, json_type, path_kind, shown_path
+from taiwa.core.io import shown as short
 from taiwa.core.io.json_doc import loads
 from taiwa.harness.summary_fields import MAX_VALUE
 from taiwa.harness.summary_schema import kind_ok, kind_text, shown
@@ -31,6 +30,7 @@ ROW_FIELDS = {
     "skipped": "bool",
     "cached": "bool",
     "attempts": "count",
+    **dict.fromkeys(("tokens_in", "tokens_out", "retries"), "count"),
     **dict.fromkeys(("n", "n_items", "scored", "count"), "count"),
     "text": "string?",
     **dict.fromkeys(("chars", "turns", "n_turns", "deletion", "insertion"), "number?"),
@@ -40,10 +40,6 @@ ROW_FIELDS = {
 }
 """Fields of a stage file's row whose name fixes their kind: those the runner writes and the
 per-item numbers methods score (the other fields keep one kind through a file: :func:`scan`)."""
-
-_BIG = re.compile(r"(?<![.\d])\d{13}|[eE]\+?\d\d")
-"""What a number beyond :data:`MAX_VALUE` contains in JSON text (13 digits before any point,
-or an exponent of two or more digits): rows without it need no walk over their numbers."""
 
 
 @dataclass(frozen=True)
@@ -92,10 +88,14 @@ class StageFile:
         return sum(self.failed.values())
 
 
-def iter_rows(path: Path) -> Iterator[StageRow]:
+def iter_rows(
+    path: Path, kinds: dict[str, tuple[str, int]] | None = None, *, checked: bool = False
+) -> Iterator[StageRow]:
     """Each row of a stage file, checked (see the module's docstring; one line per item and
-    system is :func:`scan`'s). A file that is missing, not a file, not UTF-8 or damaged is an
-    :class:`InputError` naming it and the line."""
+    system is :func:`scan`'s; with ``kinds`` each field keeps one kind through the file; with
+    ``checked``, a file :func:`scan` checked when the run was read, only parsed again). A
+    file that is missing, not a file, not UTF-8 or damaged is an :class:`InputError` naming it
+    and the line."""
     kind = path_kind(path)
     if kind != "file":
         got = {"missing": "no such file", "directory": "a directory"}.get(kind, "not a file")
@@ -107,41 +107,75 @@ def iter_rows(path: Path) -> Iterator[StageRow]:
         obj = loads(line, source, number, expected="one JSON object per line")
         if not isinstance(obj, dict):
             raise InputError(source, number, None, "a JSON object", json_type(obj))
-        check_row(path, number, obj, big=_BIG.search(line) is not None)
+        if not checked:
+            check_row(path, number, obj, kinds)
+        elif "id" not in obj:  # changed since it was read
+            raise InputError(source, number, "id", "this field to be present")
         yield StageRow(path.name, number, obj["id"], obj.get("system", ""), obj)
 
 
-def check_row(path: Path, line: int, row: dict[str, Any], *, big: bool = True) -> None:
-    """A stage file's row: an ``id``, its named fields (and those of the objects directly in
-    it) of their kind (:data:`ROW_FIELDS`), and (with ``big``: the line holds a long number)
-    every number at most :data:`MAX_VALUE` in magnitude."""
+_CLASS = {int: "a number", float: "a number", str: "a string", bool: "true/false",
+          list: "an array", dict: "an object"}  # fmt: skip
+"""The kind of a JSON value, by its Python type (what :func:`check_row` compares)."""
+
+
+def check_row(
+    path: Path, line: int, row: dict[str, Any], kinds: dict[str, tuple[str, int]] | None = None
+) -> None:
+    """A stage file's row, in one pass over its fields: an ``id``; the named fields of their
+    kind (:data:`ROW_FIELDS`); every number (nested ones too) at most :data:`MAX_VALUE` in
+    magnitude; and with ``kinds`` (field → the kind and line where it was first seen) each
+    field of the kind it has on the file's other lines (null aside)."""
     if "id" not in row:
         raise InputError(str(path), line, "id", "this field to be present")
     for key, value in row.items():
-        spec = ROW_FIELDS.get(key)
-        if spec is not None and not kind_ok(spec, value):
-            raise InputError(str(path), line, key, kind_text(spec), shown(value))
+        cls = _CLASS.get(type(value))
+        allowed = _ROW_CLASSES.get(key)
+        if allowed is not None and (
+            (cls or "null") not in allowed
+            or (key in _ROW_COUNTS and cls and (type(value) is not int or value < 0))
+        ):
+            spec = ROW_FIELDS[key]
+            if not kind_ok(spec, value):
+                raise InputError(str(path), line, key, kind_text(spec), shown(value))
+        if cls == "a number":
+            if abs(value) > MAX_VALUE:
+                raise InputError(str(path), line, key, _MAGNITUDE, shown(value))
+        elif cls in ("an array", "an object"):
+            _check_magnitudes(path, line, key, value)
+        if kinds is not None and cls is not None:
+            first, at = kinds.setdefault(key, (cls, line))
+            if first != cls:
+                raise InputError(str(path), line, key, f"{first} like line {at}", shown(value))
     if not row["id"]:
         raise InputError(str(path), line, "id", "a non-empty string", '""')
-    if big:
-        _check_magnitudes(path, line, row)
 
 
-def _check_magnitudes(path: Path, line: int, row: dict[str, Any]) -> None:
-    stack: list[tuple[str, Any]] = [("", row)]
+_MAGNITUDE = f"a number of magnitude at most {MAX_VALUE:.0e}"
+
+_SPEC_CLASSES = {"count": "a number", "number": "a number", "string": "a string",
+                 "bool": "true/false", "list": "an array", "object": "an object"}  # fmt: skip
+_ROW_CLASSES = {
+    key: frozenset(
+        [_SPEC_CLASSES[k.rstrip("?")] for k in spec.split("|")] + (["null"] if "?" in spec else [])
+    )
+    for key, spec in ROW_FIELDS.items()
+}
+""":data:`ROW_FIELDS` as the classes of :data:`_CLASS` each field may hold (a fast first
+check; :func:`~taiwa.harness.summary_schema.kind_ok` words an error)."""
+_ROW_COUNTS = {key for key, spec in ROW_FIELDS.items() if spec.startswith("count")}
+
+
+def _check_magnitudes(path: Path, line: int, where: str, value: Any) -> None:
+    stack: list[tuple[str, Any]] = [(where, value)]
     while stack:
         where, value = stack.pop()
         if isinstance(value, dict):
-            stack += [(f"{where}.{k}" if where else str(k), v) for k, v in value.items()]
+            stack += [(f"{where}.{k}", v) for k, v in value.items()]
         elif isinstance(value, list):
             stack += [(f"{where}[{k}]", v) for k, v in enumerate(value)]
-        elif (
-            isinstance(value, int | float)
-            and not isinstance(value, bool)
-            and (not math.isfinite(value) or abs(value) > MAX_VALUE)
-        ):
-            expected = f"a number of magnitude at most {MAX_VALUE:.0e}"
-            raise InputError(str(path), line, where, expected, shown(value))
+        elif type(value) in (int, float) and abs(value) > MAX_VALUE:
+            raise InputError(str(path), line, where, _MAGNITUDE, shown(value))
 
 
 def scan(path: Path, stage: str, across: bool, ids: set[str] | None = None) -> StageFile:
@@ -150,16 +184,14 @@ def scan(path: Path, stage: str, across: bool, ids: set[str] | None = None) -> S
     are added to ``ids`` when given."""
     out = StageFile(stage, path.name, across)
     seen: dict[tuple[str, str], int] = {}
-    kinds: dict[str, tuple[str, int]] = {}
-    for row in iter_rows(path):
+    for row in iter_rows(path, {}):
         if ids is not None:
             ids.add(row.id)
-        _same_kinds(path, row, kinds)
         lane = "" if across else row.system
         first = seen.setdefault((lane, row.id), row.line)
         if first != row.line:
-            who = f" of system {row.system!r}" if lane else ""
-            got = f"item {row.id[:60]!r}{who} again (first on line {first})"
+            who = f" of system {short(row.system)}" if lane else ""
+            got = f"item {short(row.id)}{who} again (first on line {first})"
             raise InputError(str(path), row.line, "id", "one line per item", got)
         out.rows[lane] = out.rows.get(lane, 0) + 1
         if row.error is None:
@@ -171,23 +203,6 @@ def scan(path: Path, stage: str, across: bool, ids: set[str] | None = None) -> S
         if len(out.examples) < FAILURE_EXAMPLES:
             out.examples.append((row.line, row.id, row.system, row.error))
     return out
-
-
-def _same_kinds(path: Path, row: StageRow, kinds: dict[str, tuple[str, int]]) -> None:
-    """Each field of a stage file holds one kind of value through the file (null aside): a
-    score that is a number on one line and ``"x"``, ``{}`` or ``true`` on another is a
-    damaged file, not an item to leave out."""
-    for key, value in row.values.items():
-        if value is None:
-            continue
-        kind = (
-            "a number"
-            if isinstance(value, int | float) and not isinstance(value, bool)
-            else json_type(value)
-        )
-        first, line = kinds.setdefault(key, (kind, row.line))
-        if first != kind:
-            raise InputError(str(path), row.line, key, f"{first} like line {line}", shown(value))
 
 
 def check_stage_files(
@@ -221,7 +236,7 @@ def check_stage_files(
         elif ids != first_ids[1]:
             odd = sorted(ids ^ first_ids[1])[0]
             where, other = (name, first_ids[0]) if odd in ids else (first_ids[0], name)
-            got = f"item {odd[:60]!r} only in {where}"
+            got = f"item {short(odd)} only in {where}"
             raise InputError(str(path), None, "id", f"the items of {other}", got)
         out[stage] = scanned
     return out
@@ -234,7 +249,8 @@ def _check_counts(
     lanes = [""] if scanned.across else list(systems)
     extra = [lane for lane in scanned.rows if lane not in lanes]
     if extra:
-        got = f"rows of {extra[0]!r}, which is none of the run's systems ({', '.join(systems)})"
+        listed = short(", ".join(systems), 200)
+        got = f"rows of {short(extra[0])}, which is none of the run's systems ({listed})"
         if not extra[0]:
             got = "a row without its system"
         raise InputError(str(path), None, "system", "rows of the run's systems", got)
@@ -242,7 +258,7 @@ def _check_counts(
         for lane in lanes:
             rows = scanned.rows.get(lane, 0)
             if rows != n:
-                who = f" of system {lane!r}" if lane else ""
+                who = f" of system {short(lane)}" if lane else ""
                 expected = f"{n} row(s){who}, one per sample (n_samples in summary.json)"
                 raise InputError(str(path), None, None, expected, str(rows))
     counted = summary["failures"].get(scanned.stage)

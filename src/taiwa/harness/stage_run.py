@@ -16,6 +16,7 @@ from typing import Any
 from taiwa.core.errors import TaiwaError
 from taiwa.harness.method import RE_ASKED, REPAIRS, Retry, Row, Stage, StageFailure
 from taiwa.harness.pool import RoleModel, RoleStats
+from taiwa.harness.spent import Spent
 from taiwa.models.base import ConcurrentModel
 from taiwa.models.json_replies import repair_turn
 from taiwa.models.types import ChatRequest, ChatResponse
@@ -101,7 +102,8 @@ async def run_stage(
     feed = iter(samples)
     head = build(itertools.islice(feed, _first_wave(model, len(samples))))
     retry: list[Pending] = []
-    early = _EarlyFinish(_concluder(stage, model, settle, 1, retry), advance)
+    spent: dict[str, Spent] = {}
+    early = _EarlyFinish(_concluder(stage, model, settle, 1, retry, spent), advance)
     first = _send(stage, model, head, early, unanswered)
     second: asyncio.Future[list[ChatResponse]] | None = None
     try:
@@ -134,7 +136,7 @@ async def run_stage(
     attempt = 2
     while retry:
         pending, retry = retry, []
-        early = _EarlyFinish(_concluder(stage, model, settle, attempt, retry), None)
+        early = _EarlyFinish(_concluder(stage, model, settle, attempt, retry, spent), None)
         fut = _send(stage, model, pending, early)
         early.finish_the_rest(await fut if fut is not None else [])
         attempt += 1
@@ -223,17 +225,25 @@ def _concluder(
     settle: Callable[[Any, Row], None],
     attempt: int,
     retry: list[Pending],
+    spent: dict[str, Spent],
 ) -> Callable[[Pending, Sequence[ChatResponse]], None]:
     """What to do with a sample once all its replies of ``attempt`` are in: its row, or a
-    repaired re-ask into ``retry``; repairs and invalid outputs counted on ``model``."""
+    repaired re-ask into ``retry``; repairs and invalid outputs counted on ``model``; what the
+    sample's requests cost over its attempts kept in ``spent`` and written into its row."""
 
     stats = model.stats if model is not None else RoleStats(stage.role or "", "")
 
     def conclude(item: Pending, rs: Sequence[ChatResponse]) -> None:
         s, up, reqs = item
+        cost = spent.get(s.id)
+        if cost is None:
+            cost = spent[s.id] = Spent()
+        cost.add(rs)
         bad = next((r for r in rs if not r.ok), None)
         if bad is not None:
-            settle(s, {"error": bad.error or "no output", "attempts": attempt})
+            row: Row = {"error": bad.error or "no output", "attempts": attempt}
+            cost.into(row)
+            settle(s, row)
             return
         res = _finish(stage, s, up, rs)
         if isinstance(res, Retry):
@@ -250,6 +260,7 @@ def _concluder(
             stats.add_repairs({RE_ASKED: attempt - 1})
         res.setdefault("attempts", attempt)
         res.setdefault("cached", all(r.cached for r in rs))
+        cost.into(res)
         settle(s, res)
 
     return conclude

@@ -1,10 +1,12 @@
-"""Stages every method can reuse: the systems' generation step and a pure local step."""
+"""Stages every method can reuse: the systems' generation step, a pure local step and the
+record of each item for the item view."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Generic, TypeVar
 
+from taiwa.harness.evidence import ITEM_STAGE
 from taiwa.harness.method import SYSTEM, Held, Row, Sample, StageBase, Upstream
 from taiwa.models.types import ChatMessage, ChatRequest, ChatResponse, GenerationParams
 
@@ -61,3 +63,22 @@ class LocalStage(StageBase, Generic[S]):
 
     def finish(self, sample: S, upstream: Any, replies: Sequence[ChatResponse]) -> Row:
         return self.compute(sample, upstream)
+
+
+class ItemStage(StageBase, Generic[S]):
+    """Records each item once, for the item view (issue 43; ``items.jsonl``, stage ``item``):
+    ``record(sample)``, the input, context and gold as the method shows them, and all that its
+    prompts are built from (the item view rebuilds the prompt from it,
+    :attr:`~taiwa.harness.evidence.ItemEvidence.prompt`). Across systems and local: one row per
+    item, whatever the systems; a dictionary per item, so it costs the run next to nothing.
+    Put last among a method's stages, so that it never holds back a chunk's first requests."""
+
+    def __init__(self, record: Callable[[S], Row]) -> None:
+        super().__init__(name=ITEM_STAGE, output="items.jsonl", across_systems=True)
+        self.record = record
+
+    def requests(self, sample: S, upstream: Any) -> Sequence[ChatRequest]:
+        return ()
+
+    def finish(self, sample: S, upstream: Any, replies: Sequence[ChatResponse]) -> Row:
+        return self.record(sample)

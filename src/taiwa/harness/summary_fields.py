@@ -22,10 +22,10 @@ _OBJECTS = (
     "gold_first groups held_out_macro_f1 human_rate identical_replies japanese_share "
     "judge_quality judge_vs_human_items max_insertion max_substitution mean_rank mean_ranks "
     "min_wed pairwise pairwise_detail precision prev_acts rating_histogram recall repairs "
-    "rouge1 rouge2 rougeL rougeL_by_task shares single stability tagger tagger_validation "
-    "tagger_validation_systems tagger_vs_human_labels task_difficulty tasks training_data "
-    "transitions unparsed_pairwise unparsed_single validated validated_varied vs_human win_rate "
-    "win_rate_adjusted win_rates wlcs across asr_cer"
+    "rouge1 rouge2 rougeL rougeL_by_task shares single stability tagger_validation_systems "
+    "tagger_vs_human_labels task_difficulty tasks training_data transitions unparsed_pairwise "
+    "unparsed_single validated validated_varied vs_human win_rate win_rate_adjusted win_rates "
+    "wlcs across asr_cer claim drop"
 )
 
 _COUNTS = (
@@ -33,12 +33,12 @@ _COUNTS = (
     "n_permutations n_resamples count scored shared only_a only_b family failed failed_items "
     "forfeit_losses forfeit_wins forfeited losses repetitions tagged unparseable unparsed "
     "rankings_for_other_items requests calls cache_hits retries probes repaired invalid "
-    "usage_unknown cached_usage_unknown judged missing ok"
+    "usage_unknown cached_usage_unknown judged missing ok imputed imputed_a imputed_b floor"
 )
 
 _NUMBERS = (
     "alpha confidence seed distance batch_size index importance total aggregate generate "
-    "annotate extract tag single_judge pairwise_judge"
+    "annotate extract tag single_judge pairwise_judge power"
 )
 
 _NUMBERS_OR_NULL = (
@@ -52,12 +52,12 @@ _NUMBERS_OR_NULL = (
 _STRINGS = (
     "method seed_paper status role spec code on text label metric direction kind resampled "
     "test correction name resource input_mode taxonomy title speaker w1 w2 act id system "
-    "dialogue_id input reply gold_text"
+    "dialogue_id input reply gold_text interval why"
 )
 
 _LISTS = (
     "flags notes between context counts excluded_systems full gold gold_steps pred_steps "
-    "lift options points ranking rows"
+    "lift options points ranking rows covers"
 )
 
 FIELD_KINDS: dict[str, str] = {
@@ -67,11 +67,20 @@ FIELD_KINDS: dict[str, str] = {
     **dict.fromkeys(_NUMBERS_OR_NULL.split(), "number?"),
     **dict.fromkeys(_STRINGS.split(), "string"),
     **dict.fromkeys(_LISTS.split(), "list?"),
-    **dict.fromkeys(["cohesive", "correct", "significant", "strict", "cost_lower_bound"], "bool"),
+    **dict.fromkeys(
+        ["cohesive", "correct", "significant", "strict", "cost_lower_bound", "holds", "small_n"],
+        "bool",
+    ),
+    "no_test": "string?",
+    "discordant": "count?",
     **dict.fromkeys(["decreasing", "flagged"], "bool?"),
     **dict.fromkeys(["baseline", "better"], "string?"),
     **dict.fromkeys(["a", "b"], "object|string"),
     "c": "object",
+    "items": "number?|object",
+    "tagger": "number?|object",
+    "tagger_validation": "object?|list",
+    "difference": "number?|object",
     "top": "object|string",
     "calls": "count|list",
     "accuracy": "number?|object",

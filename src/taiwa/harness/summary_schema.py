@@ -16,8 +16,8 @@ What is checked (unknown extra keys are allowed at every level, so blocks added 
 - at every level: numbers finite and at most :data:`~taiwa.harness.summary_fields.MAX_VALUE`
   in magnitude (taiwa writes ``null`` for a missing number); every named field holds its
   kind (:data:`~taiwa.harness.summary_fields.FIELD_KINDS`) and range
-  (:data:`~taiwa.harness.summary_fields.RANGES`); the values of the other keys of one object
-  (keys that are data: systems, acts) hold one kind; every estimate (an object with ``value``
+  (:data:`~taiwa.harness.summary_fields.RANGES`); the values of an object whose keys are all
+  data (systems, acts, bins) hold one kind; every estimate (an object with ``value``
   and ``n``) is consistent (:func:`_check_estimate`).
 """
 
@@ -119,11 +119,12 @@ def check_summary(path: Path, obj: dict[str, Any], text: str) -> None:
     naming ``path``, the line and the field."""
 
     def fail(where: Where, expected: str, value: Any, missing: bool = False) -> InputError:
-        name = ".".join(str(p) for p in where)
+        name = ".".join(_cut(str(p)) for p in where)
         got = None if missing else shown(value)
         return InputError(str(path), line_of(text, where), name, expected, got)
 
-    _check_every_level(obj, fail)
+    systems = set(obj["systems"]) if isinstance(obj.get("systems"), dict) else set()
+    _check_every_level(obj, fail, systems)
     for key, kind in TOP_FIELDS.items():
         if key not in obj:
             raise fail([key], "this field to be present", None, missing=True)
@@ -193,8 +194,9 @@ def _check_comparisons(block: Any, fail: Fail) -> None:
             raise fail([*where, "difference"], "an estimate (value, n, ci_low, ci_high)", None)
 
 
-def _check_every_level(obj: dict[str, Any], fail: Fail) -> None:
-    """Numbers, named fields, estimates and the kinds of sibling values at every level."""
+def _check_every_level(obj: dict[str, Any], fail: Fail, systems: set[str]) -> None:
+    """Numbers, named fields, estimates and the kinds of the values of data maps (keyed by
+    the run's ``systems``) at every level."""
     stack: list[tuple[list[str | int], Any]] = [([], obj)]
     while stack:
         where, value = stack.pop()
@@ -207,7 +209,7 @@ def _check_every_level(obj: dict[str, Any], fail: Fail) -> None:
                     _check_kind(v, [*where, k], spec, fail)
                     if k in RANGES and _is_number(v):
                         _check_range(v, [*where, k], RANGES[k], fail)
-            _check_siblings(value, where, fail)
+            _check_siblings(value, where, fail, systems)
             if "value" in value and "n" in value:
                 _check_estimate(value, where, fail)
             stack += [([*where, k], v) for k, v in value.items()]
@@ -226,12 +228,23 @@ def _class(v: Any) -> str:
     return "number" if _is_number(v) else json_type(v)
 
 
-def _check_siblings(obj: dict[str, Any], where: list[str | int], fail: Fail) -> None:
-    """The values of an object's keys that are data (not named fields: systems, acts, bins)
-    hold one kind: a string among numbers is a damaged file."""
+def _data_key(key: str, systems: set[str]) -> bool:
+    """A key that is data, not a field's name: a system of the run, a pair of them (``A vs
+    B``), a number (the bins of a histogram)."""
+    return key in systems or key.isdigit() or all(p in systems for p in key.split(" vs "))
+
+
+def _check_siblings(
+    obj: dict[str, Any], where: list[str | int], fail: Fail, systems: set[str]
+) -> None:
+    """The values of a data map (every key a system, a pair of systems or a number) hold one
+    kind: a string among numbers is a damaged file. Any other object is a record whose fields
+    a later taiwa may add with any kind."""
+    if len(obj) < 2 or not all(_data_key(k, systems) for k in obj):
+        return
     classes: dict[str, list[str]] = {}
     for k, v in obj.items():
-        if k not in FIELD_KINDS and v is not None:
+        if v is not None:
             classes.setdefault(_class(v), []).append(k)
     if len(classes) > 1:
         most = max(classes, key=lambda c: len(classes[c]))
@@ -290,6 +303,11 @@ def _check_interval(
 
 def _number(x: float) -> str:
     return f"{x:.6g}"
+
+
+def _cut(key: str, limit: int = 60) -> str:
+    """A key of a field's path as an error names it (a 100,000-character key cut)."""
+    return key if len(key) <= limit else key[: limit - 1] + "…"
 
 
 def shown(value: Any) -> str:

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from taiwa.harness.method import Row
-from taiwa.metrics.stats import Correlation, bootstrap_ci, correlation
+from taiwa.metrics.stats import Correlation, bootstrap_ci, correlation, spearman_with_p
 
 FLIP_RATE_THRESHOLD = 0.35
 """Above this order-flip rate a judge is flagged. GPT-4, the most position-consistent judge of
@@ -383,7 +383,8 @@ def _column_means(m: np.ndarray) -> np.ndarray:
 
 def _spearman(x: np.ndarray, y: np.ndarray, *, p_value: bool = False) -> tuple[float, float]:
     """Spearman ρ (and its p-value when asked) over the systems with both values; NaN when
-    fewer than 3 or one side is constant (as :func:`taiwa.metrics.stats.correlation`)."""
+    fewer than 3 or one side is constant; the p-value as :func:`taiwa.metrics.stats.correlation`
+    gives it (none below 4 systems, the permutation p up to 12, issue 39)."""
     from scipy import stats  # imported here: scipy costs ~0.3 s at start-up
 
     ok = np.isfinite(x) & np.isfinite(y)
@@ -391,6 +392,5 @@ def _spearman(x: np.ndarray, y: np.ndarray, *, p_value: bool = False) -> tuple[f
     if len(a) < 3 or np.all(a == a[0]) or np.all(b == b[0]):
         return float("nan"), float("nan")
     if p_value:
-        res = stats.spearmanr(a, b)
-        return float(res[0]), float(res[1])
+        return spearman_with_p(a, b)
     return float(np.corrcoef(stats.rankdata(a), stats.rankdata(b))[0, 1]), float("nan")

@@ -28,6 +28,19 @@ def points_of(row: Mapping[str, Any], system: str) -> tuple[float, int] | None:
     return (points, pairs) if pairs else None
 
 
+def judged_points(row: Mapping[str, Any], system: str) -> Any:
+    """:func:`points_of`, or :data:`~taiwa.metrics.imputed.IMPUTED` when every pair of
+    ``system`` on the item was decided by forfeit (a side without an answer): a comparison
+    leaves such an item out and counts it, never as a win or a loss (issue 39)."""
+    from taiwa.metrics.imputed import IMPUTED
+
+    points = points_of(row, system)
+    if points is not None:
+        return points
+    mine = [p for p in row.get("pairs", ()) if system in (p.get("a"), p.get("b"))]
+    return IMPUTED if any(p.get("basis") == "missing" for p in mine) else None
+
+
 class WinRate:
     """Pooled win rate of ``(points, pairs)`` records: Σ points / Σ pairs, vectorised over
     resamples (``prepare`` / ``resampled``: a ``ResampledStatistic`` of

@@ -1,13 +1,18 @@
-"""Paired comparisons of a run's systems, for every metric a method declares (issue 27).
+"""Paired comparisons of a run's systems, for every metric a method declares (issues 27, 39).
 
 A method declares what it compares (:class:`ComparedMetric`: which stage's rows, which field,
-whether higher or lower is better, an item mean or another statistic); this module knows no
-method. :func:`collect` reads each system's per-item values from the rows, and
-:func:`build_comparisons` turns them into the ``comparisons`` block of ``summary.json``: every
-pair of systems (or every system against a baseline) × every declared metric, with the paired
-difference, its 95 % bootstrap CI, the raw p-value, the Holm-corrected p across every pair and
-metric shown, the minimum detectable difference, the shared n and the items left out
-(statistics in :mod:`taiwa.metrics.paired`). :mod:`taiwa.display.comparison_table` shows the block.
+whether higher or lower is better, an item mean or another statistic, which values are
+imputed); this module knows no method. :func:`collect` reads each system's per-item values from
+the rows, and :func:`build_comparisons` turns them into the ``comparisons`` block of
+``summary.json``: every pair of systems (or every system against a baseline) × every declared
+metric, with the paired difference over the items both sides measured, its 95 % interval, the
+raw p-value, the Holm-corrected p across every test run, the minimum detectable difference for
+that test and family, the measured n, the items left out (scored by one side only, or imputed)
+and, below the floor of measured items, no test and why (statistics in
+:mod:`taiwa.metrics.paired`). Flags of the systems' numbers travel to the rows compared on
+them (:func:`taiwa.metrics.flags.flags_on`), and a flag of ``across`` on
+``comparisons.KEY`` naming two systems to that pair's row of KEY.
+:mod:`taiwa.display.comparison_table` shows the block.
 
 Importing this module loads no numpy (method packages declare their metrics at import time);
 :func:`build_comparisons` imports the statistics when it runs. A declaration holding a
@@ -22,11 +27,18 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import TYPE_CHECKING, Any, Literal
 
+from taiwa.metrics.imputed import IMPUTED
+
 if TYPE_CHECKING:
     from taiwa.metrics.paired import PairedDifference, Statistic
 
 Values = Mapping[str, Mapping[str, Mapping[Any, Any]]]
-"""system → metric key → item id → value (``None``: no value for that item)."""
+"""system → metric key → item id → value (``None``: no value for that item;
+:data:`~taiwa.metrics.imputed.IMPUTED`: a stand-in, left out of the test and counted)."""
+
+Summaries = Mapping[str, Mapping[str, Any]]
+"""What flags a system's numbers: ``{"systems": {system: block}, "across": block}`` as in
+``summary.json`` (only the blocks' ``flags`` are read)."""
 
 
 @dataclass(frozen=True)
@@ -38,7 +50,11 @@ class ComparedMetric:
     value instead of ``field`` (``None``: no value). ``across=True``: the stage runs across
     systems (one row per item for all systems, read from the ``""`` lane). ``kind="mean"``
     compares item means (the value must be a number); ``kind="statistic"`` compares
-    ``statistic(records)`` of each system (the value is any per-item record, e.g. an act)."""
+    ``statistic(records)`` of each system (the value is any per-item record, e.g. an act).
+    ``imputed(row, system)``, when given, says that the row's value is a rule's stand-in (a
+    forfeit, an unreadable answer scored wrong): the item is left out of the pair and counted.
+    ``flagged_by``: the keys of the system's summary block whose flags qualify this metric
+    (default: ``key``)."""
 
     key: str
     label: str
@@ -50,12 +66,19 @@ class ComparedMetric:
     read: Callable[[Mapping[str, Any], str], Any] | None = None
     across: bool = False
     relative: bool = False
+    imputed: Callable[[Mapping[str, Any], str], bool] | None = None
+    flagged_by: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.direction not in ("higher", "lower"):
             raise ValueError(f"{self.key}: direction must be 'higher' or 'lower'")
         if (self.kind == "statistic") != (self.statistic is not None):
             raise ValueError(f"{self.key}: a statistic is given exactly when kind='statistic'")
+
+    @property
+    def flag_keys(self) -> tuple[str, ...]:
+        """The summary keys whose flags qualify this metric."""
+        return self.flagged_by or (self.key,)
 
     def raw(self, row: Mapping[str, Any], system: str = "") -> Any:
         """The item's value of ``system`` in ``row`` as written (``None``: an error row, no
@@ -72,11 +95,13 @@ class ComparedMetric:
         return v
 
     def value(self, row: Mapping[str, Any], system: str = "") -> Any:
-        """The item's value of ``system`` in ``row``, or ``None`` (an error row, a missing
-        field, NaN)."""
+        """The item's value of ``system`` in ``row``, :data:`~taiwa.metrics.imputed.IMPUTED`
+        when :attr:`imputed` says so, or ``None`` (an error row, a missing field, NaN)."""
         v = self.raw(row, system)
         if v is None:
             return None
+        if self.imputed is not None and self.imputed(row, system):
+            return IMPUTED  # a value is there, but a rule's, not a measurement
         if self.kind == "mean":
             if isinstance(v, bool):
                 return float(v)
@@ -115,13 +140,16 @@ def compare_rows(
     *,
     baseline: str | None = None,
     seed: int = 0,
+    summary: Summaries | None = None,
 ) -> dict[str, Any] | None:
     """The ``comparisons`` block of a run's rows (:func:`collect` then
     :func:`build_comparisons`), or ``None`` when there is nothing to pair (fewer than two
-    systems, no metric declared). The runner and :func:`taiwa.cli.api.compare` both call it."""
+    systems, no metric declared). ``summary``: the run's summary, whose flags travel to the
+    rows. The runner and :func:`taiwa.cli.api.compare` both call it."""
     if len(systems) < 2 or not metrics:
         return None
-    return comparisons_of(collect(metrics, systems, rows), metrics, baseline=baseline, seed=seed)
+    values = collect(metrics, systems, rows)
+    return comparisons_of(values, metrics, baseline=baseline, seed=seed, summary=summary)
 
 
 def comparisons_of(
@@ -130,6 +158,7 @@ def comparisons_of(
     *,
     baseline: str | None = None,
     seed: int = 0,
+    summary: Summaries | None = None,
 ) -> dict[str, Any] | None:
     """:func:`build_comparisons` of the metrics some system has a value of (a metric no system
     has was not measured in this run, e.g. a judge's rating without a judge); ``None`` when
@@ -137,7 +166,7 @@ def comparisons_of(
     measured = [m for m in metrics if any(per.get(m.key) for per in values.values())]
     if len(values) < 2 or not measured:
         return None
-    return build_comparisons(values, measured, baseline=baseline, seed=seed)
+    return build_comparisons(values, measured, baseline=baseline, seed=seed, summary=summary)
 
 
 def pairs_of(systems: Sequence[str], baseline: str | None = None) -> list[tuple[str, str]]:
@@ -159,19 +188,22 @@ def build_comparisons(
     n_resamples: int | None = None,
     n_permutations: int | None = None,
     alpha: float = 0.05,
+    summary: Summaries | None = None,
 ) -> dict[str, Any]:
     """The ``comparisons`` block: one row per pair × metric (see the module docstring).
 
     Each row: ``a``, ``b``, ``metric``, ``label``, ``direction``, ``kind``, ``difference``
     (``a − b``: value, ci_low, ci_high, n), ``p``, ``p_holm``, ``significant`` (``p_holm <
-    alpha``), ``better`` (the better system when significant, else ``None``), ``mdd``,
-    ``test``, ``shared``, ``only_a``, ``only_b`` and ``resampled`` (what the bootstrap
-    resamples). Item-mean rows that share the same items are computed together (one set of
-    resamples), each as it would be alone."""
+    alpha``), ``better`` (the better system when significant, else ``None``), ``mdd`` (for the
+    test and the Holm family), ``test``, ``interval``, ``shared`` (measured on both sides),
+    ``only_a``, ``only_b``, ``imputed_a``, ``imputed_b``, ``no_test`` (why no test ran, else
+    ``None``), ``small_n``, ``flags`` (the flags of either side's number: system, code, on) and
+    ``resampled`` (what a bootstrap resamples). The block's ``flags`` hold each such flag's
+    text once. Item-mean rows that share the same items are computed together (one set of sign
+    flips), each as it would be alone."""
     import numpy as np
 
     from taiwa.metrics import paired
-    from taiwa.metrics.resample_memo import recall
     from taiwa.metrics.stats import N_RESAMPLES
 
     b_res = N_RESAMPLES if n_resamples is None else n_resamples
@@ -180,21 +212,22 @@ def build_comparisons(
     pairs = pairs_of(systems, baseline)
     metrics = list(metrics)
     results: dict[tuple[int, int], PairedDifference] = {}
-    groups: dict[tuple[Any, ...], list[tuple[tuple[int, int], Any, paired.PairCounts, Any]]] = {}
+    groups: dict[tuple[Any, ...], list[tuple[tuple[int, int], Any, paired.PairCounts]]] = {}
     canon: dict[tuple[Any, ...], tuple[Any, ...]] = {}
-    arrays: dict[tuple[str, str], tuple[tuple[Any, ...], Any, Any]] = {}
+    arrays: dict[tuple[str, str], tuple[tuple[Any, ...], Any, bool]] = {}
 
-    def item_array(system: str, key: str) -> tuple[tuple[Any, ...], Any, Any]:
-        """A system's usable items of a mean metric (ids interned: equal lists are one
-        object), their values and their resampled means if the aggregate's ``bootstrap_ci``
-        drew them already (:mod:`taiwa.metrics.resample_memo`), converted once for every pair."""
+    def item_array(system: str, key: str) -> tuple[tuple[Any, ...], Any, bool]:
+        """A system's measured items of a mean metric (ids interned: equal lists are one
+        object), their values, and whether it has imputed items; converted once for every
+        pair."""
         if (system, key) not in arrays:
             per_item = values[system].get(key, {})
-            x = np.array([np.nan if v is None else v for v in per_item.values()], dtype=float)
+            imputed = any(v is IMPUTED for v in per_item.values())
+            kept = {k: v for k, v in per_item.items() if v is not None and v is not IMPUTED}
+            x = np.array(list(kept.values()), dtype=float)
             keep = ~np.isnan(x)
-            ids = tuple(per_item) if keep.all() else tuple(np.array(list(per_item), object)[keep])
-            x = x[keep]
-            arrays[system, key] = (canon.setdefault(ids, ids), x, recall(x, b_res, seed))
+            ids = tuple(np.array(list(kept), object)[keep]) if not keep.all() else tuple(kept)
+            arrays[system, key] = (canon.setdefault(ids, ids), x[keep], imputed)
         return arrays[system, key]
 
     for i, (a, b) in enumerate(pairs):
@@ -208,41 +241,44 @@ def build_comparisons(
                     n_resamples=b_res,
                 )
                 continue
-            (ids_a, xa, ra), (ids_b, xb, rb) = item_array(a, m.key), item_array(b, m.key)
-            known = None
-            if ids_a is ids_b:  # the same items in the same order: nothing to align
+            (ids_a, xa, imp_a), (ids_b, xb, imp_b) = item_array(a, m.key), item_array(b, m.key)
+            if ids_a is ids_b and not imp_a and not imp_b:  # the same items: nothing to align
                 ids, d, counts = ids_a, xa - xb, paired.PairCounts(len(ids_a), 0, 0)
-                if ra is not None and rb is not None:
-                    known = ra - rb  # the same resamples: mean(a − b) = mean(a) − mean(b)
             else:
                 shared, ya, yb, counts = paired.align(
-                    dict(zip(ids_a, xa.tolist(), strict=True)),
-                    dict(zip(ids_b, xb.tolist(), strict=True)),
+                    values[a].get(m.key, {}), values[b].get(m.key, {})
                 )
-                ids, d = tuple(shared), np.asarray(ya, dtype=float) - np.asarray(yb, dtype=float)
-            groups.setdefault(ids, []).append(((i, j), d, counts, known))
+                ids = canon.setdefault(tuple(shared), tuple(shared))
+                d = np.asarray(ya, dtype=float) - np.asarray(yb, dtype=float)
+            groups.setdefault(ids, []).append(((i, j), d, counts))
     for ids, members in groups.items():
         d = np.column_stack([x[1] for x in members]) if ids else np.empty((0, len(members)))
         tests = paired.difference_tests(
-            d,
-            [x[2] for x in members],
-            seed=seed,
-            n_resamples=b_res,
-            n_permutations=b_perm,
-            known=[x[3] for x in members],
+            d, [x[2] for x in members], seed=seed, n_permutations=b_perm
         )
         for (cell, *_), t in zip(members, tests, strict=True):
             results[cell] = t
     cells = [(i, j) for i in range(len(pairs)) for j in range(len(metrics))]
     adjusted = paired.holm([results[c].p for c in cells])
+    family = sum(1 for p in adjusted if p == p)
     rows = []
+    noted: dict[tuple[str, str, str], dict[str, str]] = {}
     for c, p_holm in zip(cells, adjusted, strict=True):
-        (a, b), m, r = pairs[c[0]], metrics[c[1]], results[c]
+        (a, b), m = pairs[c[0]], metrics[c[1]]
+        r = results[c].for_family(max(1, family), alpha)
         diff = r.difference.value
         significant = bool(p_holm < alpha)
         better = None
         if significant and diff != 0:
             better = a if (diff > 0) == (m.direction == "higher") else b
+        on: list[dict[str, str]] = []
+        for side in (a, b):
+            for f in _flags_of(summary, side, m.flag_keys):
+                noted.setdefault((side, f["code"], f["on"]), {"system": side, **f})
+                on.append({"system": side, "code": f["code"], "on": f["on"]})
+        for f in _pair_flags(summary, a, b, m.key):
+            noted.setdefault(("across", f["code"], f["text"]), {"system": "across", **f})
+            on.append({"system": "across", "code": f["code"], "on": f["on"]})
         rows.append(
             {
                 "a": a,
@@ -255,19 +291,50 @@ def build_comparisons(
                 "p_holm": p_holm,
                 "significant": significant,
                 "better": better,
-                "resampled": paired.RESAMPLED_NOTE
-                if m.kind == "statistic"
-                else "items resampled with replacement; per-item differences a − b averaged",
+                "flags": on,
+                "resampled": _resampled(m),
             }
         )
     return {
         "baseline": baseline,
         "alpha": alpha,
         "correction": "holm",
-        "family": sum(1 for p in adjusted if p == p),
+        "family": family,
         "confidence": 0.95,
+        "floor": paired.TEST_FLOOR,
+        "power": paired.POWER,
         "n_resamples": b_res,
         "n_permutations": b_perm,
         "seed": seed,
         "rows": rows,
+        "flags": list(noted.values()),
     }
+
+
+def _resampled(m: ComparedMetric) -> str:
+    if m.kind != "statistic":
+        return "no resampling: sign flips of the per-item differences a − b"
+    from taiwa.metrics.paired_statistic import CORRECTED_NOTE, RESAMPLED_NOTE, BiasCorrected
+
+    return CORRECTED_NOTE if isinstance(m.statistic, BiasCorrected) else RESAMPLED_NOTE
+
+
+def _pair_flags(summary: Summaries | None, a: str, b: str, key: str) -> list[dict[str, str]]:
+    """The flags of ``across`` on this pair's comparison of ``key`` (``on``:
+    ``comparisons.KEY``, ``systems``: the two systems), e.g. a raw DAE comparison that the
+    corrected DAE orders the other way."""
+    if summary is None:
+        return []
+    return [
+        {"code": f["code"], "on": f["on"], "text": f["text"]}
+        for f in (summary.get("across") or {}).get("flags", ())
+        if f.get("on") == f"comparisons.{key}" and set(f.get("systems", ())) == {a, b}
+    ]
+
+
+def _flags_of(summary: Summaries | None, system: str, keys: Sequence[str]) -> list[dict[str, str]]:
+    if summary is None:
+        return []
+    from taiwa.metrics.flags import flags_on
+
+    return flags_on(summary, system, keys)

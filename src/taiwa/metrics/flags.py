@@ -4,7 +4,11 @@ DESIGN.md ("Flags are data"): a degenerate output (one option for every multiple
 one rating for every judgment, no pair judged, n below a metric's floor, a plug-in estimate
 with a noticeable bias) becomes a :class:`Flag` stored in ``summary.json`` in the block of the
 number it qualifies: ``block["flags"]`` is a list of ``{"code", "on", "text"}``, ``on`` the key
-of that number in the same block (a system's block or ``across``). Methods raise flags; this
+of that number in the same block (a system's block or ``across``); ``covers`` (when present)
+the keys of the other numbers derived from the same outputs (a constant answerer's accuracy
+flag covers its splits and its stability curve), and for a flag of ``across``, ``systems`` the
+systems whose numbers it qualifies. A flag travels to every number it covers and to the
+paired comparisons made on them (:func:`flags_on`), its text printed once. Methods raise flags; this
 module, which knows no method, holds the checks (small pure functions) and how flags print:
 :func:`mark` adds :data:`MARK` to a flagged cell, :func:`flag_lines` gives the lines printed
 after the tables (``taiwa run``, :func:`taiwa.display.tables.print_result`) and listed by the HTML
@@ -56,9 +60,16 @@ class Flag:
     code: str
     on: str
     text: str
+    covers: tuple[str, ...] = ()
+    systems: tuple[str, ...] = ()
 
-    def as_dict(self) -> dict[str, str]:
-        return {"code": self.code, "on": self.on, "text": self.text}
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"code": self.code, "on": self.on, "text": self.text}
+        if self.covers:
+            out["covers"] = list(self.covers)
+        if self.systems:
+            out["systems"] = list(self.systems)
+        return out
 
 
 def add(block: MutableMapping[str, Any], *flags: Flag | None) -> None:
@@ -68,9 +79,37 @@ def add(block: MutableMapping[str, Any], *flags: Flag | None) -> None:
             block.setdefault("flags", []).append(f.as_dict())
 
 
+def _within(key: str, keys: Iterable[str]) -> bool:
+    """``key`` is one of ``keys`` or lies under one (``stability.stable_from`` under
+    ``stability``)."""
+    return any(key == k or key.startswith(k + ".") for k in keys)
+
+
+def qualifies(flag: Mapping[str, Any], key: str) -> bool:
+    """Whether ``flag`` (as stored) is on ``key`` or covers it."""
+    return flag.get("on") == key or _within(key, flag.get("covers", ()))
+
+
 def flagged(block: Mapping[str, Any] | None, key: str) -> bool:
-    """Whether a flag of ``block`` is on ``key``."""
-    return bool(block) and any(f.get("on") == key for f in block.get("flags", ()))  # type: ignore[union-attr]
+    """Whether a flag of ``block`` is on ``key`` or covers it."""
+    return bool(block) and any(qualifies(f, key) for f in block.get("flags", ()))  # type: ignore[union-attr]
+
+
+def flags_on(summary: Mapping[str, Any], system: str, keys: Sequence[str]) -> list[dict[str, str]]:
+    """The flags (``code``, ``on``, ``text``) that qualify any of ``keys`` of ``system``'s
+    numbers: its block's flags on or covering them, and the flags of ``across`` naming the
+    system and covering them. Flags about an estimator rather than the outputs
+    (:data:`ESTIMATOR_FLAGS`: small n, plug-in bias) stay with their own estimate: a
+    comparison has its own n and its own estimator."""
+    own = (summary.get("systems") or {}).get(system) or {}
+    out: list[dict[str, str]] = []
+    for f in own.get("flags", ()):
+        if f.get("code") not in ESTIMATOR_FLAGS and any(qualifies(f, k) for k in keys):
+            out.append({"code": f["code"], "on": f["on"], "text": f["text"]})
+    for f in (summary.get("across") or {}).get("flags", ()):
+        if system in f.get("systems", ()) and any(_within(k, f.get("covers", ())) for k in keys):
+            out.append({"code": f["code"], "on": f"across.{f['on']}", "text": f["text"]})
+    return out
 
 
 def mark(cell: str, block: Mapping[str, Any] | None, key: str) -> str:
@@ -103,7 +142,12 @@ def flag_lines(summary: Mapping[str, Any]) -> list[str]:
                 small[str(f["on"]).split(".", 1)[0]] = None
                 ns.append(int(str(f["text"]).split(",", 1)[0].removeprefix("n=")))
             else:
-                out.append(f"{MARK} {where} · {f['on']}: {f['text']}")
+                covers, systems = f.get("covers", ()), f.get("systems", ())
+                extent = f" (and {', '.join(covers)}" if covers else ""
+                if covers and systems:
+                    extent += f" of {', '.join(systems)}"
+                extent += ")" if covers else ""
+                out.append(f"{MARK} {where} · {f['on']}{extent}: {f['text']}")
         if small:
             span = f"{min(ns)}" if min(ns) == max(ns) else f"{min(ns)}–{max(ns)}"
             out.append(
@@ -117,6 +161,9 @@ def flag_lines(summary: Mapping[str, Any]) -> list[str]:
 
 
 SMALL_N = "small-n"
+
+ESTIMATOR_FLAGS = frozenset({SMALL_N, "plug-in-bias"})
+"""Flag codes about how a number was estimated, not about the outputs it rests on."""
 
 
 def small_n(n: int, floor: int, on: str) -> Flag | None:
@@ -196,12 +243,16 @@ def nothing_counted(count: int, what: str, on: str) -> Flag | None:
     return Flag("nothing-counted", on, f"no {what}: the value is 0 by convention, not a measure")
 
 
-def all_imputed(imputed: int, n: int, on: str, what: str) -> Flag | None:
+def all_imputed(
+    imputed: int, n: int, on: str, what: str, covers: Sequence[str] = ()
+) -> Flag | None:
     """A mean over ``n`` values every one of which is ``what`` (a rule's stand-in, no
-    measurement): it says how the rule scores, not how the system did."""
+    measurement): it says how the rule scores, not how the system did; ``covers``: the numbers
+    derived from the same values."""
     if not n or imputed < n:
         return None
-    return Flag("all-imputed", on, f"every value (n={n}) is {what}: a convention, not a measure")
+    text = f"every value (n={n}) is {what}: a convention, not a measure"
+    return Flag("all-imputed", on, text, tuple(covers))
 
 
 def plug_in_bias(value: float, bias: float, n: int, on: str, floor: int) -> Flag | None:
@@ -292,102 +343,3 @@ def rating_histogram_flag(bins: Mapping[str, int], on: str, who: str = "the judg
         f"{who} gave rating {rating} to {k} of {n} replies: the mean rating does not separate "
         "replies",
     )
-
-
-def answer_distribution(
-    choices: Sequence[int | None], golds: Sequence[int], k: int
-) -> dict[str, Any]:
-    """A multiple-choice system's answers per option beside the gold labels of the same items
-    (options numbered from 1; ``None``: unparseable), and the tests of
-    :func:`answer_distribution_flags`: ``top`` (the most chosen option, its count and gold's
-    share of it, the one-sided exact binomial p that it is chosen no more often than gold) and
-    ``chi2`` (goodness of fit of the answers, over the options gold uses, to gold's shares;
-    ``None`` below :data:`MCQ_TEST_FLOOR` such answers or when gold uses one option)."""
-    answers = [0] * k
-    gold = [0] * k
-    for c, g in zip(choices, golds, strict=True):
-        gold[g] += 1
-        if c is not None:
-            answers[c] += 1
-    parsed = sum(answers)
-    out: dict[str, Any] = {
-        "options": [str(i + 1) for i in range(k)],
-        "answers": answers,
-        "gold": gold,
-        "unparsed": len(choices) - parsed,
-        "n": len(choices),
-        "top": None,
-        "chi2": None,
-    }
-    if not parsed or not golds:
-        return out
-    from taiwa.metrics.exact_tail import binom_sf, chi2_sf  # not scipy.stats: ~0.5 s to import
-
-    top = max(range(k), key=lambda i: answers[i])
-    p0 = gold[top] / len(golds)
-    p = binom_sf(answers[top] - 1, parsed, p0) if p0 < 1 else 1.0
-    out["top"] = {"option": top + 1, "count": answers[top], "gold_share": p0, "p": p}
-    used = [i for i in range(k) if gold[i]]
-    within = sum(answers[i] for i in used)
-    if within >= MCQ_TEST_FLOOR and len(used) > 1:
-        expected = [gold[i] / len(golds) * within for i in used]
-        statistic = math.fsum(
-            (answers[i] - e) ** 2 / e for i, e in zip(used, expected, strict=True)
-        )
-        out["chi2"] = {
-            "statistic": statistic,
-            "p": chi2_sf(statistic, len(used) - 1),
-            "concentration": _hhi(answers),
-            "gold_concentration": _hhi(gold),
-        }
-    return out
-
-
-def answer_distribution_flags(dist: Mapping[str, Any], on: str) -> list[Flag]:
-    """Flags for :func:`answer_distribution`:
-
-    - ``one-option``: every parsed answer names one option while gold does not, or the most
-      chosen option takes more than half of the parsed answers and more than gold gives it
-      beyond chance (exact binomial test, one-sided, p < :data:`ALPHA`);
-    - ``skewed-answers``: over the options gold uses, the answers differ from gold's shares
-      beyond chance (chi-square goodness of fit, p < :data:`ALPHA`), and they are more
-      concentrated than gold (Herfindahl index): a system that leans on some options. A
-      uniform guesser is about as concentrated as gold or less (answers on an option gold
-      never uses, e.g. 「該当なし」, are no lean) and is rarely flagged; a system answering
-      like gold never is.
-    """
-    out: list[Flag] = []
-    top, parsed = dist["top"], sum(dist["answers"])
-    if top is None or parsed < MIN_N:
-        return out
-    share = top["count"] / parsed
-    constant = top["count"] == parsed and max(dist["gold"]) < sum(dist["gold"])
-    if constant or (share > 0.5 and top["p"] < ALPHA):
-        how = "every answer" if constant else f"{top['count']} of {parsed} answers"
-        out.append(
-            Flag(
-                "one-option",
-                on,
-                f"{how} named option {top['option']} (gold: {top['gold_share']:.0%} of "
-                f"{sum(dist['gold'])}; exact binomial p={top['p']:.1g}): the score reflects a "
-                "fixed answer, not reading",
-            )
-        )
-        return out
-    chi2 = dist["chi2"]
-    if chi2 and chi2["p"] < ALPHA and chi2["concentration"] > chi2["gold_concentration"]:
-        out.append(
-            Flag(
-                "skewed-answers",
-                on,
-                f"answers lean on some options beyond gold's shares (chi-square "
-                f"p={chi2['p']:.1g}): part of the score follows the option order",
-            )
-        )
-    return out
-
-
-def _hhi(counts: Sequence[int]) -> float:
-    """Herfindahl index of a distribution: the sum of squared shares (1: one option only)."""
-    total = sum(counts)
-    return sum((c / total) ** 2 for c in counts) if total else float("nan")

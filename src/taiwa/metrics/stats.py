@@ -6,6 +6,7 @@ Every aggregate taiwa reports carries its n and a seeded 95 % percentile-bootstr
 
 from __future__ import annotations
 
+import math
 import random
 import statistics
 from collections import Counter
@@ -202,12 +203,70 @@ def _coef(method: Method, a: Any, b: Any) -> tuple[float, float]:
     return float(res[0]), float(res[1])
 
 
+RANK_P_MIN_N = 4
+"""Below this many pairs a rank correlation has no p-value: of the 3! = 6 orders of 3 items,
+the two most extreme are 2 of 6, so no two-sided p can be below 1/3."""
+
+EXACT_RANK_MAX_N = 8
+"""Up to this many pairs Spearman's p enumerates every order (8! = 40,320); up to
+:data:`PERMUTED_RANK_MAX_N`, :data:`RANK_PERMUTATIONS` random ones; beyond, scipy's t
+approximation, which is good there (and too small below: ρ = 1 over 3 pairs gives p = 0)."""
+
+PERMUTED_RANK_MAX_N = 12
+RANK_PERMUTATIONS = 20_000
+
+
+def spearman_permutation_p(
+    x: Sequence[float] | np.ndarray, y: Sequence[float] | np.ndarray, seed: int = 0
+) -> float:
+    """The two-sided permutation p-value of Spearman's ρ: the share of orders of ``y`` against
+    ``x`` whose |ρ| is at least the observed one (average ranks for ties), every order up to
+    :data:`EXACT_RANK_MAX_N` pairs, else ``(1 + hits) / (1 + RANK_PERMUTATIONS)`` over seeded
+    random orders. NaN below :data:`RANK_P_MIN_N` pairs or for a constant side."""
+    from itertools import permutations
+
+    from scipy.stats import rankdata
+
+    n = len(x)
+    if n < RANK_P_MIN_N:
+        return float("nan")
+    u = rankdata(np.asarray(x, float))
+    v = rankdata(np.asarray(y, float))
+    u, v = u - u.mean(), v - v.mean()
+    scale = math.sqrt(float((u * u).sum() * (v * v).sum()))
+    if scale == 0:
+        return float("nan")
+    observed = abs(float(u @ v)) / scale
+    if n <= EXACT_RANK_MAX_N:
+        orders = np.array(list(permutations(range(n))))
+        rho = np.abs(v[orders] @ u) / scale
+        return float((rho >= observed - 1e-12).sum() / len(orders))
+    rng = np.random.default_rng(seed)
+    orders = rng.permuted(np.tile(np.arange(n), (RANK_PERMUTATIONS, 1)), axis=1)
+    rho = np.abs(v[orders] @ u) / scale
+    return float((1 + (rho >= observed - 1e-12).sum()) / (1 + RANK_PERMUTATIONS))
+
+
+def spearman_with_p(a: np.ndarray, b: np.ndarray, seed: int = 0) -> tuple[float, float]:
+    """Spearman ρ of two non-constant arrays (3 pairs or more) and its p-value: none (NaN)
+    below :data:`RANK_P_MIN_N` pairs, the permutation p up to :data:`PERMUTED_RANK_MAX_N`,
+    scipy's beyond."""
+    r, p = _coef("spearman", a, b)
+    if len(a) < RANK_P_MIN_N:
+        return r, float("nan")
+    return r, spearman_permutation_p(a, b, seed) if len(a) <= PERMUTED_RANK_MAX_N else p
+
+
 def correlation(
     x: Sequence[float], y: Sequence[float], method: Method = "spearman", *, seed: int = 0
 ) -> Correlation:
-    """Spearman ρ, Pearson r or Kendall τ with scipy's p-value and a seeded bootstrap CI.
+    """Spearman ρ, Pearson r or Kendall τ with its p-value and a seeded bootstrap CI.
 
-    Needs at least 3 pairs; constant input gives NaN (the coefficient is undefined).
+    The p-value is scipy's, except for Spearman over up to :data:`PERMUTED_RANK_MAX_N` pairs,
+    where it is the permutation p (:func:`spearman_permutation_p`; exact up to
+    :data:`EXACT_RANK_MAX_N`), and for a rank correlation (Spearman, Kendall) over fewer than
+    :data:`RANK_P_MIN_N` pairs, which gets none (NaN). Needs at least 3 pairs; constant input
+    gives NaN (the coefficient is undefined).
     """
     if len(x) != len(y):
         raise ValueError(f"x and y differ in length: {len(x)} vs {len(y)}")
@@ -217,7 +276,11 @@ def correlation(
     if np.all(a == a[0]) or np.all(b == b[0]):
         nan = float("nan")
         return Correlation(method, nan, nan, len(a), nan, nan)
-    r, p = _coef(method, a, b)
+    if method == "spearman":
+        r, p = spearman_with_p(a, b, seed)
+    else:
+        r, p = _coef(method, a, b)
+        p = float("nan") if method == "kendall" and len(a) < RANK_P_MIN_N else p
     if method == "kendall":
 
         def stat(u: np.ndarray, v: np.ndarray) -> float:

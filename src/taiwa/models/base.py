@@ -134,6 +134,8 @@ class ConcurrentModel(ABC):
             if fatal:  # no new request once the endpoint has refused to serve
                 raise fatal[0]
             start = time.perf_counter()
+            mine = Tally()  # this request's own retries, handed on to the caller's tally
+            outer = TALLY.set(mine)
             try:
                 got = await self._complete(req)
                 reply = got if isinstance(got, Reply) else Reply(text=got)
@@ -142,12 +144,18 @@ class ConcurrentModel(ABC):
                     text=reply.text,
                     usage=reply.usage,
                     latency_s=time.perf_counter() - start,
+                    retries=mine.retries,
                 )
             except EndpointError as exc:
                 fatal.append(exc)
                 raise  # the endpoint cannot serve any request: the run stops
             except Exception as exc:  # recorded per sample, never dropped
-                return ChatResponse(id=req.id, error=redact(f"{type(exc).__name__}: {exc}"))
+                return ChatResponse(
+                    id=req.id, error=redact(f"{type(exc).__name__}: {exc}"), retries=mine.retries
+                )
+            finally:
+                TALLY.reset(outer)
+                tally(mine.retries, mine.probes)
 
         workers = [
             asyncio.ensure_future(worker())

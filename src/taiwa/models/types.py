@@ -135,6 +135,9 @@ class ChatResponse(BaseModel):
     usage: Usage | None = None
     """The tokens the reply cost (``None``: the backend did not say); cached with the reply,
     so a cached reply reports the tokens it cost when it was made."""
+    retries: int = 0
+    """Requests the backend repeated for this one (a 5xx, 429, timeout or dropped connection:
+    :class:`~taiwa.models.base.Tally`); 0 for a reply served from the cache."""
 
     @property
     def ok(self) -> bool:

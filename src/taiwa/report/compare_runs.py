@@ -5,13 +5,13 @@ Each run is read by :func:`taiwa.harness.run_reader.load_run` (every file checke
 systems' per-item values collected from its stage files with the metrics its method declares
 (``Method.compared``; a compared value that is no number is an error naming its line); the
 systems of all runs are then paired exactly as one joint run would pair them
-(:func:`taiwa.metrics.comparisons.comparisons_of`): the same table, the same numbers. Runs are
-refused, with one line, when pairing them would be wrong: another method, other items (dataset
-content, ``--limit``, number of samples), other method options, helper roles (annotator, judge,
-tagger) or prompts. A system in two runs (two seeds of a sampling model) is named
-``SYSTEM@RUN_DIR``. Statistics that depend on the systems judged together (a pairwise win
-rate) are compared only within one run. Knows no method by name: the method objects are
-handed in."""
+(:func:`taiwa.metrics.comparisons.comparisons_of`): the same table, the same numbers, the
+same flags (each run's flags travel to the rows of its systems, issue 39). Runs are refused,
+with one line, when pairing them would be wrong: another method, other items (dataset content,
+``--limit``, number of samples), other method options, helper roles (annotator, judge, tagger)
+or prompts. A system in two runs (two seeds of a sampling model) is named ``SYSTEM@RUN_DIR``.
+Statistics that depend on the systems judged together (a pairwise win rate) are compared only
+within one run. Knows no method by name: the method objects are handed in."""
 
 from __future__ import annotations
 
@@ -99,6 +99,19 @@ def _rows_of(
     return rows
 
 
+def _carry_flags(run: RunData, names: Sequence[str], into: dict[str, Any]) -> None:
+    """The flags of ``run``'s summary, its systems named as in the comparison (``names``), so
+    that they travel to the rows as in the run's own block."""
+    blocks = run.summary.get("systems") or {}
+    rename = dict(zip(run_systems(run), names, strict=True))
+    for system, label in rename.items():
+        into["systems"][label] = {"flags": list((blocks.get(system) or {}).get("flags", ()))}
+    for f in (run.summary.get("across") or {}).get("flags", ()):
+        if f.get("systems"):
+            named = [rename[s] for s in f["systems"] if s in rename]
+            into["across"]["flags"].append({**f, "systems": named})
+
+
 def _check_value(
     row: StageRow, m: ComparedMetric, system: str, first: dict[str, tuple[str, int]]
 ) -> None:
@@ -168,7 +181,9 @@ def compare_runs(
             f"--baseline {shown_name(baseline)}: not a system of these runs ({', '.join(every)})"
         )
     values: dict[str, dict[str, dict[Any, Any]]] = {}
+    flagged: dict[str, Any] = {"systems": {}, "across": {"flags": []}}
     for run, names in zip(runs, labels, strict=True):
+        _carry_flags(run, names, flagged)
         systems = run_systems(run)
         try:
             got = collect(metrics, systems, _rows_of(run, metrics, systems))
@@ -182,7 +197,9 @@ def compare_runs(
         values.update({label: got[s] for s, label in zip(systems, names, strict=True)})
     if len(every) < 2:
         raise TaiwaError(f"compare: {len(every)} system in these runs, nothing to pair")
-    block = comparisons_of(values, metrics, baseline=baseline, seed=runs[0].config.bootstrap_seed)
+    block = comparisons_of(
+        values, metrics, baseline=baseline, seed=runs[0].config.bootstrap_seed, summary=flagged
+    )
     if block is None:
         raise TaiwaError(f"{method.name}: no per-item metric to compare in these runs")
     return block

@@ -25,7 +25,11 @@ def _finite(x: Any) -> bool:
 def forest_svg(block: Mapping[str, Any]) -> str:
     """The SVG text of the forest plot of a ``comparisons`` block ("" when no difference is
     finite)."""
-    rows = [r for r in block.get("rows", []) if _finite(r["difference"]["value"])]
+    rows = [
+        r
+        for r in block.get("rows", [])
+        if _finite(r["difference"]["value"]) and not r.get("no_test")  # no test: no interval
+    ]
     if not rows:
         return ""
     metrics: dict[str, list[Mapping[str, Any]]] = {}

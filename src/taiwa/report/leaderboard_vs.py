@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from taiwa.core.errors import TaiwaError
+from taiwa.metrics.flags import MARK
 from taiwa.report.rich_html import TableData, as_text
 
 if TYPE_CHECKING:
@@ -56,9 +57,10 @@ def add_vs_baseline(
     for r in block["rows"]:
         metrics.setdefault(r["metric"], r["label"])
         d = r["difference"]["value"]
-        cells[r["a"], r["metric"]] = (
-            "–" if d != d else f"{d:+.3f}" + ("*" if r["significant"] else "")
-        )
+        cell = "–" if d is None or d != d else f"{d:+.3f}" + ("*" if r["significant"] else "")
+        if r.get("no_test") and cell != "–":
+            cell += " (no test)"
+        cells[r["a"], r["metric"]] = cell + (f" {MARK}" if r.get("flags") else "")
     by_run = {
         str(run.path): dict(zip(run_systems(run), names, strict=True))
         for run, names in zip(runs, labels, strict=True)
@@ -74,8 +76,10 @@ def add_vs_baseline(
         x
         for x in (
             td.caption,
-            f"vs {base}: paired difference over shared items (system − {base}); * Holm-corrected "
-            f"p < {block['alpha']} over {block['family']} comparisons (taiwa compare)",
+            f"vs {base}: paired difference over the items both measured (system − {base}); "
+            f"* Holm-corrected p < {block['alpha']} over {block['family']} comparisons "
+            f"(taiwa compare)"
+            + (f"; {MARK}: a side's number is flagged" if block.get("flags") else ""),
         )
         if x
     )

@@ -16,6 +16,8 @@ from taiwa.harness.run_reader import RunData, summary_errors
 from taiwa.metrics.flags import flag_lines
 from taiwa.report.grouping import by_method
 from taiwa.report.html import esc, join, tag
+from taiwa.report.item_data import RunItems, run_keys
+from taiwa.report.item_view import items_css, items_placeholder, items_scripts, run_items_of
 from taiwa.report.rich_html import TableData, renderable_html, table_data, table_html
 from taiwa.report.svg import inline_svg
 
@@ -155,9 +157,17 @@ def merged_headline(runs: Sequence[RunData], firsts: Sequence[TableData]) -> Tab
     return joined
 
 
-def method_html(method: Method[Any], runs: Sequence[RunData], counter: list[int]) -> Html:
-    """The whole section of one method: combined headline, then each run."""
-    parts = [tag("h2", f"{method.name} (seed {method.seed})", id=f"m-{method.name}")]
+def method_html(
+    method: Method[Any],
+    runs: Sequence[RunData],
+    counter: list[int],
+    items: Sequence[RunItems | None] | None = None,
+) -> Html:
+    """The whole section of one method: combined headline, then each run (with its item view
+    when ``items`` has the run's)."""
+    # a method that follows no seed paper (prompts: seed "-") shows its name alone
+    title = method.name if method.seed in ("", "-") else f"{method.name} (seed {method.seed})"
+    parts = [tag("h2", title, id=f"m-{method.name}")]
     parts.append(tag("p", method.title, cls="muted"))
     rendered = [_section(method, r) for r in runs]
     from rich.table import Table
@@ -167,15 +177,22 @@ def method_html(method: Method[Any], runs: Sequence[RunData], counter: list[int]
     if merged is not None:
         parts.append(tag("h3", f"all {len(runs)} runs"))
         parts.append(table_html(merged, sortable=False))
-    for run, (tables, section) in zip(runs, rendered, strict=True):
+    shown = list(items) if items is not None else [None] * len(runs)
+    for run, (tables, section), its in zip(runs, rendered, shown, strict=True):
         with summary_errors(run):
-            parts += _run_html(run, tables, section, counter)
+            parts += _run_html(run, tables, section, counter, its)
     return Html(f'<section class="method" data-method="{esc(method.name)}">{join(parts)}</section>')
 
 
-def _run_html(run: RunData, tables: list[Any], section: Section, counter: list[int]) -> list[Html]:
-    """One run's part of a method's section: tables, figures, examples, flags, notes,
-    failures and provenance."""
+def _run_html(
+    run: RunData,
+    tables: list[Any],
+    section: Section,
+    counter: list[int],
+    explorer: RunItems | None = None,
+) -> list[Html]:
+    """One run's part of a method's section: tables, figures, examples, flags, notes, the
+    item view, failures and provenance."""
     parts = [tag("h3", f"run {run.path}", id=f"run-{counter[0]}")]
     parts += [renderable_html(t) for t in tables]
     block = run.summary.get("comparisons")
@@ -208,6 +225,8 @@ def _run_html(run: RunData, tables: list[Any], section: Section, counter: list[i
     if run.summary["notes"]:
         notes = join(tag("li", n) for n in run.summary["notes"])
         parts.append(Html(f'<h4>notes</h4><ul class="notes">{notes}</ul>'))
+    if explorer is not None:
+        parts.append(items_placeholder(explorer))
     parts.append(tag("h4", "failures"))
     parts.append(failures(run))
     parts.append(tag("h4", "provenance"))
@@ -220,7 +239,9 @@ def report_html(runs: Sequence[RunData], methods: Sequence[Method[Any]]) -> str:
     """The page for ``runs``, grouped by method in the order of ``methods``."""
     groups = by_method(runs, methods)
     counter = [0]
-    body = [method_html(m, rs, counter) for m, rs in groups]
+    keys = dict(zip(map(id, runs), run_keys(runs), strict=True))
+    items = {m.name: [run_items_of(r, m, keys[id(r)]) for r in rs] for m, rs in groups}
+    body = [method_html(m, rs, counter, items[m.name]) for m, rs in groups]
     toc = join(
         tag("li", Html(f'<a href="#m-{esc(m.name)}">{esc(m.name)}</a>'), f" ({len(rs)} run(s))")
         for m, rs in groups
@@ -229,10 +250,11 @@ def report_html(runs: Sequence[RunData], methods: Sequence[Method[Any]]) -> str:
     return (
         '<!DOCTYPE html>\n<html lang="ja"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>taiwa report</title><style>{CSS}</style></head><body>"
+        f"<title>taiwa report</title><style>{CSS}{items_css()}</style></head><body>"
         f'<h1>taiwa report</h1><p class="muted">{len(runs)} run(s), written {made}. Every '
         "number is a mean or share with its n and 95 % bootstrap CI as in summary.json.</p>"
-        f"<nav><ul>{toc}</ul></nav>{join(body)}</body></html>\n"
+        f"<nav><ul>{toc}</ul></nav>{join(body)}"
+        f"{items_scripts([i for its in items.values() for i in its])}</body></html>\n"
     )
 
 

@@ -17,6 +17,7 @@ system ranking, per-task difficulty).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from taiwa.benchmarks.chitchat.dataset import ChitchatItem
     from taiwa.display.section import Section
     from taiwa.harness.demo_spec import Demo
+    from taiwa.harness.evidence import ItemEvidence
     from taiwa.harness.method import Stage
     from taiwa.harness.run_reader import RunData
     from taiwa.metrics.comparisons import ComparedMetric
@@ -120,10 +122,11 @@ class ChitchatMethod:
         return sample.reference_text
 
     def stages(self, setup: Setup) -> list[Stage[Any]]:
+        from taiwa.benchmarks.chitchat.evidence import record
         from taiwa.benchmarks.chitchat.human_ranks import iter_rankings
         from taiwa.benchmarks.chitchat.prompts import chat_messages, judge_question
         from taiwa.benchmarks.chitchat.scoring import score_generated
-        from taiwa.harness.stages import GenerateStage, LocalStage
+        from taiwa.harness.stages import GenerateStage, ItemStage, LocalStage
         from taiwa.judges.stages import PairwiseJudge, SingleJudge, judge_params
 
         o: ChitchatOptions = setup.options
@@ -134,7 +137,7 @@ class ChitchatMethod:
             LocalStage("extract", score_generated, output="scores.jsonl"),
         ]
         if "judge" not in setup.roles:
-            return stages
+            return [*stages, ItemStage(record)]
 
         def answer(upstream: Mapping[str, Any]) -> str | None:
             return str(upstream["extract"]["reply"]) or None
@@ -160,18 +163,39 @@ class ChitchatMethod:
                     missing=o.missing,
                 )
             )
-        return stages
+        return [*stages, ItemStage(record)]
+
+    def evidence(self) -> ItemEvidence:
+        """Per item (issue 43): the chat and its reference; per system the reply as extracted,
+        ROUGE, the single judge's rating and judgment; the pairwise verdicts in both orders,
+        flips marked (:mod:`.evidence`)."""
+        from taiwa.benchmarks.chitchat.evidence import evidence
+
+        return evidence()
 
     def compared(self, options: ChitchatOptions) -> list[ComparedMetric]:
         """Per item: ROUGE-L of the extracted reply and the single judge's rating (when the run
         has a judge); the pairwise judge's win rate as a statistic over shared items (pooled
-        points / pairs, :class:`taiwa.judges.win_rate.WinRate`)."""
-        from taiwa.judges.win_rate import WinRate, points_of
+        points / pairs, :class:`taiwa.judges.win_rate.WinRate`). Only what was measured is
+        compared (issue 39): a reply whose extraction failed has ROUGE 0 and the lowest rating
+        by rule, and an item a system only forfeited has no judged pair; such items are
+        imputed, left out of the pair and counted."""
+        from taiwa.judges.win_rate import WinRate, judged_points
         from taiwa.metrics.comparisons import ComparedMetric
 
+        def not_extracted(row: Mapping[str, Any], system: str) -> bool:
+            return not row.get("extracted")
+
+        def not_judged(row: Mapping[str, Any], system: str) -> bool:
+            return bool(row.get("missing"))
+
         return [
-            ComparedMetric("rougeL", "ROUGE-L", "higher", "extract", "rougeL"),
-            ComparedMetric("single", "judge 1-10", "higher", "single_judge", "rating"),
+            ComparedMetric(
+                "rougeL", "ROUGE-L", "higher", "extract", "rougeL", imputed=not_extracted
+            ),
+            ComparedMetric(
+                "single", "judge 1-10", "higher", "single_judge", "rating", imputed=not_judged
+            ),
             ComparedMetric(
                 "win_rate",
                 "win rate",
@@ -180,9 +204,10 @@ class ChitchatMethod:
                 "pairs",
                 kind="statistic",
                 statistic=WinRate(),
-                read=points_of,
+                read=judged_points,
                 across=True,
                 relative=True,
+                flagged_by=("pairwise",),
             ),
         ]
 
@@ -263,6 +288,8 @@ class ChitchatMethod:
                 str(r["text"]) for r in results.ok("generate", sys_)
             )
             systems[sys_]["identical_replies"] = share
+            if flag is not None:  # every score of the system rates those same replies
+                flag = replace(flag, covers=SCORES)
             flags.add(systems[sys_], flag)
         across["rankings"] = s.rankings(systems)
         across["consistency"] = s.consistency(systems, seed)
@@ -306,5 +333,8 @@ def _task_counts(tasks: Iterable[str]) -> dict[str, int]:
         counts[t] += 1  # type: ignore[index]
     return {t: n for t, n in counts.items() if n}
 
+
+SCORES = ("single", "pairwise", "rouge1", "rouge2", "rougeL", "rougeL_by_task")
+"""A system's numbers derived from its replies: a flag on the replies covers them."""
 
 METHOD = ChitchatMethod()

@@ -77,6 +77,10 @@ def rank_correlation(
     return RankCorrelation(c.r, c.p, c.n, c.low, c.high, systems)
 
 
+CLAIM_MIN_N = 10
+"""Judged ratings a task needs before the seed's difficulty order is claimed for it."""
+
+
 def task_difficulty(
     rows: Iterable[Mapping[str, Any]], *, score: str = "score", seed: int = 0
 ) -> dict[str, Any]:
@@ -84,19 +88,27 @@ def task_difficulty(
     averaged over every model, 6.17 → 6.00 → 5.58 from next utterance to continuation).
 
     Each row has ``task`` and the ``score`` field; a row whose score is missing, null or not
-    finite (a failed judgment) is counted per task as ``missing``, never averaged in.
-    ``decreasing`` says whether the means fall in the seed's order of intended difficulty
-    over the tasks present. Raises ``ValueError`` for a row of another task."""
+    finite (a failed judgment) is counted per task as ``missing``, and a row marked
+    ``imputed`` (a rating given by rule to a reply with no answer, not by the judge) as
+    ``imputed``; neither is averaged in. ``decreasing`` says whether the means fall in the
+    seed's order of intended difficulty over the tasks present; ``claim`` whether that may be
+    said to reproduce the seed (:func:`difficulty_claim`). Raises ``ValueError`` for a row of
+    another task."""
     from taiwa.metrics.stats import bootstrap_ci
 
     values: dict[str, list[float]] = {task: [] for task in TASKS}
     missing = dict.fromkeys(TASKS, 0)
+    imputed = dict.fromkeys(TASKS, 0)
     for row in rows:
         task = row.get("task")
         if task not in values:
             raise ValueError(f"a row of task {task!r}: expected one of {', '.join(TASKS)}")
         value = row.get(score)
-        if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+        if row.get("imputed"):
+            imputed[task] += 1
+        elif (
+            isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+        ):
             values[task].append(float(value))
         else:
             missing[task] += 1
@@ -105,10 +117,53 @@ def task_difficulty(
             "title": TASK_TITLES[task],
             **bootstrap_ci(values[task], seed=seed).as_dict(),
             "missing": missing[task],
+            "imputed": imputed[task],
         }
         for task in TASKS
-        if values[task] or missing[task]
+        if values[task] or missing[task] or imputed[task]
     }
     means = [statistics.fmean(values[task]) for task in TASKS if values[task]]
     decreasing = len(means) > 1 and all(a > b for a, b in itertools.pairwise(means))
-    return {"tasks": tasks, "decreasing": decreasing}
+    return {
+        "tasks": tasks,
+        "decreasing": decreasing,
+        "claim": difficulty_claim(values, decreasing, seed),
+    }
+
+
+def difficulty_claim(
+    values: Mapping[str, list[float]], decreasing: bool, seed: int = 0
+) -> dict[str, Any]:
+    """Whether "single scores fall with difficulty, as in seed 001" holds on these judged
+    ratings (issue 39), and why not: it holds when two or more tasks have
+    :data:`CLAIM_MIN_N` judged ratings or more each, their means fall in the seed's order, and
+    the 95 % bootstrap interval of (easiest − hardest task mean), each task resampled on its
+    own, lies above 0."""
+    import numpy as np
+
+    present = [t for t in TASKS if values.get(t)]
+    if len(present) < 2:
+        return {"holds": False, "why": "fewer than two task types have judged ratings"}
+    few = [t for t in present if len(values[t]) < CLAIM_MIN_N]
+    if few:
+        n = min(len(values[t]) for t in few)
+        return {
+            "holds": False,
+            "why": f"{TASK_TITLES[few[0]]} has {n} judged rating(s), below {CLAIM_MIN_N}",
+        }
+    if not decreasing:
+        return {"holds": False, "why": "the judged means do not fall in the seed's order"}
+    rng = np.random.default_rng(seed)
+    first, last = (np.asarray(values[t], dtype=float) for t in (present[0], present[-1]))
+    drops = first[rng.integers(0, first.size, (2000, first.size))].mean(axis=1) - last[
+        rng.integers(0, last.size, (2000, last.size))
+    ].mean(axis=1)
+    low, high = (float(x) for x in np.quantile(drops, [0.025, 0.975]))
+    drop = {"value": float(first.mean() - last.mean()), "ci_low": low, "ci_high": high}
+    if low <= 0:
+        return {
+            "holds": False,
+            "why": f"the fall {drop['value']:.2f} [{low:.2f}, {high:.2f}] is within noise",
+            "drop": drop,
+        }
+    return {"holds": True, "why": "", "drop": drop}

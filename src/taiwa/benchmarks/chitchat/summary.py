@@ -16,6 +16,7 @@ import itertools
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from taiwa.benchmarks.chitchat.scoring import ROUGE_KEYS
@@ -78,9 +79,14 @@ def single_block(rows: Iterable[Row], tasks: Mapping[str, str], seed: int) -> di
 
 
 def with_tasks(rows: Iterable[Row], tasks: Mapping[str, str], key: str) -> Iterable[Row]:
-    """``{"task", "score"}`` per judged row (for :func:`task_difficulty`)."""
+    """``{"task", "score", "imputed"}`` per judged row (for :func:`task_difficulty`):
+    ``imputed`` when the rating was given by rule to a reply with no answer."""
     for row in rows:
-        yield {"task": tasks[str(row["id"])], "score": None if "error" in row else row[key]}
+        yield {
+            "task": tasks[str(row["id"])],
+            "score": None if "error" in row else row[key],
+            "imputed": "error" not in row and bool(row.get("missing")),
+        }
 
 
 def rankings(per_system: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, float]]:
@@ -175,8 +181,9 @@ def judge_flags(
     human: str,
 ) -> None:
     """The judge's flags: no pair judged for the order-flip rate, one rating for nearly every
-    reply (over all systems: the judge's; else per system, leaving out ``human``, whose reply
-    is the reference the judge compares with)."""
+    reply (over all systems: the judge's, on the single score of every system whose replies it
+    read; else per system, leaving out ``human``, whose reply is the reference the judge
+    compares with, so that it may rightly get one rating)."""
     from taiwa.judges.analysis import rating_histogram
     from taiwa.metrics import flags
 
@@ -189,8 +196,13 @@ def judge_flags(
     if hist is None:
         return
     overall = flags.rating_histogram_flag(hist["bins"], "judge_quality.rating_histogram")
-    flags.add(across, overall)
-    if overall is not None:
+    if overall is not None:  # it qualifies every judged system's single score (issue 39)
+        judged = tuple(  # human too: its ratings came from the same judge
+            s
+            for s, b in systems.items()
+            if "single" in b and rating_histogram(results.rows("single_judge", s))["n"]
+        )
+        flags.add(across, replace(overall, covers=("single",), systems=judged))
         return
     for system, block in systems.items():
         if system != human and "single" in block:

@@ -16,11 +16,20 @@ from taiwa.benchmarks.chitchat.dataset import TASK_TITLES
 from taiwa.benchmarks.chitchat.summary import EVALUATIONS
 from taiwa.display.tables import ci_cell, clip
 from taiwa.harness.method import HUMAN
-from taiwa.metrics.flags import MARK, flagged, mark
+from taiwa.metrics.flags import MARK, flagged, mark, marked
 
 CONSTANT = "judge_quality.rating_histogram"
 """The ``across`` key a constant-rating flag of the judge is on: it marks the judge's rating
-line and the single cells of the systems, not ``human``'s (the reference is not flagged)."""
+line and the single cells of the systems whose replies the judge read (its ``systems``)."""
+
+
+def constant_judge(across: Mapping[str, Any], system: str) -> bool:
+    """Whether the judge's constant-rating flag qualifies ``system``'s single score (a summary
+    written before the flag named its systems: every system but ``human``)."""
+    for f in across.get("flags", ()):
+        if f.get("on") == CONSTANT:
+            return system in f["systems"] if "systems" in f else system != HUMAN
+    return False
 
 
 def tables(summary: Mapping[str, Any]) -> list[Any]:
@@ -30,7 +39,7 @@ def tables(summary: Mapping[str, Any]) -> list[Any]:
         out.append(win_rate_table(a["win_rates"]))
     out.append(task_table(summary))
     if a.get("rankings"):
-        out.append(ranking_table(a))
+        out.append(ranking_table(a, summary["systems"]))
         if a.get("consistency"):
             out.append(consistency_table(a["consistency"]))
     if "human" in a:
@@ -56,18 +65,17 @@ def automatic_table(summary: Mapping[str, Any]) -> Table:
         "ROUGE-L",
     ):
         t.add_column(name, justify="left" if name == "system" else "right")
-    judge_constant = flagged(summary["across"], CONSTANT)
     for system, b in summary["systems"].items():
         ex = b["extracted"]
         single = mark(ci_cell(b.get("single"), 2), b, "single")
-        if judge_constant and system != HUMAN and MARK not in single and b.get("single"):
-            single = mark(single, summary["across"], CONSTANT)
+        if constant_judge(summary["across"], system) and b.get("single"):
+            single = marked(single)
         t.add_row(
             clip(system),
             f"{ex['ok']}/{ex['n']}",
             single,
             pairwise_cell(b),
-            *(ci_cell(b.get(k), 3) for k in ("rouge1", "rouge2", "rougeL")),
+            *(mark(ci_cell(b.get(k), 3), b, k) for k in ("rouge1", "rouge2", "rougeL")),
         )
     t.caption = (
         "mean [95 % bootstrap CI]; a reply that could not be extracted scores as a failure; "
@@ -143,39 +151,70 @@ def task_table(summary: Mapping[str, Any]) -> Table:
         t.add_column(f"{TASK_TITLES.get(task, task)}\n(n={a['tasks'][task]})", justify="right")
     for system, b in summary["systems"].items():
         cells = []
+        # a flag on the system's single score travels to its per-task single cells
+        single_flagged = flagged(b, "single") or constant_judge(a, system)
         for task in tasks:
             rouge = b.get("rougeL_by_task", {}).get(task, {}).get("rougeL")
             single = b.get("single", {}).get("by_task", {}).get(task)
             cell = f"R-L {ci_cell(rouge, 3).split(chr(10))[0]}"
             if single is not None:
-                cell += f"\nsingle {ci_cell(single, 2).split(chr(10))[0]}"
+                line = ci_cell(single, 2).split(chr(10))[0]
+                cell += f"\nsingle {marked(line) if single_flagged else line}"
             cells.append(cell)
         t.add_row(clip(system), *cells)
     diff = a.get("task_difficulty")
     if diff:
-        row = [ci_cell(diff["tasks"].get(task), 2) for task in tasks]
-        t.add_row(Text("all systems (single)", style="bold"), *row)
-        t.caption = (
-            "single scores fall with difficulty, as in seed 001"
-            if diff["decreasing"]
-            else "single scores do not fall in the seed's order of difficulty here"
-        )
+        row = [mark(ci_cell(diff["tasks"].get(task), 2), a, CONSTANT) for task in tasks]
+        t.add_row(Text("all systems (single, judged)", style="bold"), *row)
+        t.caption = difficulty_sentence(diff, judge_constant=flagged(a, CONSTANT))
     return t
 
 
-def ranking_table(a: Mapping[str, Any]) -> Table:
+def difficulty_sentence(diff: Mapping[str, Any], *, judge_constant: bool = False) -> str:
+    """The per-task table's sentence: seed 001's claim only when it holds on the judged
+    ratings (:func:`taiwa.benchmarks.chitchat.analysis.difficulty_claim`) of a judge whose
+    ratings are not flagged; else a neutral line saying why not (issue 39)."""
+    imputed = sum(t.get("imputed", 0) for t in diff["tasks"].values())
+    left = (
+        f"; {imputed} rating(s) given by rule to replies with no answer left out" if imputed else ""
+    )
+    claim = diff.get("claim") or {"holds": False, "why": "not checked (an older run)"}
+    if judge_constant:
+        return (
+            f"all systems: judged ratings only{left}; no difficulty order read: the judge "
+            "gave nearly one rating to everything"
+        )
+    if claim["holds"]:
+        d = claim["drop"]
+        return (
+            f"single scores fall with difficulty, as in seed 001 (judged ratings, easiest − "
+            f"hardest {d['value']:.2f} [{d['ci_low']:.2f}, {d['ci_high']:.2f}]){left}"
+        )
+    return f"all systems: judged ratings only{left}; no difficulty order read: {claim['why']}"
+
+
+def ranking_table(a: Mapping[str, Any], systems: Mapping[str, Any] | None = None) -> Table:
     """Seed 001's consistency table, its first half: each system's place by each evaluation
-    (the systems alone in the system column; ρ between the evaluations follows in
-    :func:`consistency_table`)."""
+    (the systems alone in the system column, a place marked when the system's number it ranks
+    by is flagged; ρ between the evaluations follows in :func:`consistency_table`)."""
     ranks = a["rankings"]
     t = Table(title="rankings (1 = best)", title_justify="left")
     t.add_column("system")
     evaluations = [e for e in EVALUATIONS if e in ranks]
     for e in evaluations:
         t.add_column(EVALUATIONS[e], justify="right")
-    systems = list(dict.fromkeys(s for e in evaluations for s in ranks[e]))
-    for s in systems:
-        t.add_row(clip(s), *(f"{ranks[e][s]:g}" if s in ranks[e] else "–" for e in evaluations))
+    blocks = systems or {}
+
+    def place(s: str, e: str) -> str:
+        if s not in ranks[e]:
+            return "–"
+        judged = e == "single" and constant_judge(a, s)
+        return (
+            mark(f"{ranks[e][s]:g}", blocks.get(s), e) if not judged else marked(f"{ranks[e][s]:g}")
+        )
+
+    for s in dict.fromkeys(s for e in evaluations for s in ranks[e]):
+        t.add_row(clip(s), *(place(s, e) for e in evaluations))
     return t
 
 
@@ -212,7 +251,7 @@ def _rho_cells(c: Mapping[str, Any], *, ci: bool) -> tuple[str, str, str]:
     rho = f"{c['rho']:.2f}"
     if ci and _number(c.get("ci_low")) and _number(c.get("ci_high")):
         rho += f" [{c['ci_low']:.2f}, {c['ci_high']:.2f}]"
-    p = f"{c['p']:.2g}" if _number(c.get("p")) else "–"
+    p = f"{c['p']:.2g}" if _number(c.get("p")) else "none below 4" if c["n"] < 4 else "–"
     return rho, p, str(c["n"])
 
 
@@ -225,8 +264,10 @@ def rho_cell(c: Mapping[str, Any]) -> str:
     (e.g. no judgment could be read, so every system shares one place)."""
     if not _number(c.get("rho")):
         return f"– (undefined: a ranking is constant, n={c['n']})"
-    p = f"{c['p']:.2g}" if _number(c.get("p")) else "–"
-    return f"{c['rho']:.2f} (p={p}, n={c['n']})"
+    if not _number(c.get("p")):
+        why = ": no p below 4" if c["n"] < 4 else ", p=–"
+        return f"{c['rho']:.2f} (n={c['n']}{why})"
+    return f"{c['rho']:.2f} (p={c['p']:.2g}, n={c['n']})"
 
 
 def human_table(h: Mapping[str, Any]) -> Table:

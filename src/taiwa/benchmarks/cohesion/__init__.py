@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from taiwa.core.schema import Dialogue
     from taiwa.display.section import Section
     from taiwa.harness.demo_spec import Demo
+    from taiwa.harness.evidence import ItemEvidence
     from taiwa.harness.method import Stage
     from taiwa.harness.run_reader import RunData
     from taiwa.metrics.comparisons import ComparedMetric
@@ -87,8 +88,9 @@ class CohesionMethod:
         return None
 
     def stages(self, setup: Setup) -> list[Stage[Any]]:
+        from taiwa.benchmarks.cohesion.evidence import record
         from taiwa.benchmarks.cohesion.scoring import iter_scored
-        from taiwa.harness.stages import LocalStage
+        from taiwa.harness.stages import ItemStage, LocalStage
         from taiwa.text.content_words import CONTENT_POS
         from taiwa.text.tagging_worker import RunTagger
         from taiwa.text.tokenizer import default_tokenizer
@@ -116,8 +118,16 @@ class CohesionMethod:
         return [
             LocalStage(
                 "score", score, output="scores.jsonl", compute_many=score_many, held=[tagger]
-            )
+            ),
+            ItemStage(record),
         ]
+
+    def evidence(self) -> ItemEvidence:
+        """Per dialogue (issue 43): the utterances with each agent utterance's verdict and
+        label, the cohesive pairs' words marked in both utterances (:mod:`.evidence`)."""
+        from taiwa.benchmarks.cohesion.evidence import evidence
+
+        return evidence()
 
     def compared(self, options: CohesionOptions) -> list[ComparedMetric]:
         """Nothing: each dialogue is scored for the one agent it was collected with (the

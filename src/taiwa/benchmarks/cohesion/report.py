@@ -95,16 +95,12 @@ def scatter_figure(points: Sequence[tuple[float, float, str]], across: Mapping[s
     )
 
 
-def _stems(word: str) -> list[str]:
-    """``word`` (a lemma) and, for an inflecting word, its form without the last kana, which
-    is how it appears in most conjugations."""
-    return [word, word[:-1]] if len(word) >= 2 else [word]
-
-
 def _marks(text: str, words: Iterable[str]) -> list[str]:
+    from taiwa.benchmarks.cohesion.evidence import stems
+
     out = []
     for w in words:
-        out += [next((s for s in _stems(w) if s in text), w)]
+        out += [next((s for s in stems(w) if s in text), w)]
     return out
 
 

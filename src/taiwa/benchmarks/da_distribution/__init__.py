@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from taiwa.benchmarks.da_distribution.prompts import SYSTEM_PROMPT, messages
 from taiwa.core.errors import TaiwaError
 from taiwa.harness.method import HUMAN, Results, Role, Setup, Summary
 from taiwa.harness.options import comma_list
@@ -29,18 +30,11 @@ if TYPE_CHECKING:
     from taiwa.benchmarks.da_distribution.dataset import ContextItem
     from taiwa.display.section import Section
     from taiwa.harness.demo_spec import Demo
+    from taiwa.harness.evidence import ItemEvidence
     from taiwa.harness.method import Stage
     from taiwa.harness.run_reader import RunData
     from taiwa.metrics.comparisons import ComparedMetric
     from taiwa.models.spec import ModelOptions
-    from taiwa.models.types import ChatMessage
-
-SYSTEM_PROMPT = (
-    "あなたは気軽な雑談の相手です。相手の最後の発話に対して、日本語で自然な返事を一言"
-    "（1〜2文）だけ返してください。"
-)
-"""The systems' instruction (ours: seed 002's systems were fine-tuned reply generators that
-needed none; a chat LLM needs to be told it is chatting)."""
 
 
 class DADistributionOptions(BaseModel):
@@ -100,19 +94,6 @@ class DADistributionOptions(BaseModel):
         return sorted(set(sizes))
 
 
-def messages(item: ContextItem) -> list[ChatMessage]:
-    """The chat a system answers: the history (the replying speaker's own turns as the
-    assistant's), then the context as the user's last turn."""
-    from taiwa.models.types import ChatMessage
-
-    turns = [*item.history, item.context]
-    out = [ChatMessage(role="system", content=SYSTEM_PROMPT)]
-    for k, text in enumerate(turns):
-        mine = (len(turns) - 1 - k) % 2 == 1
-        out.append(ChatMessage(role="assistant" if mine else "user", content=text))
-    return out
-
-
 class TaggerValidator:
     """``taiwa validate tagger`` (:mod:`.validate_tagger`)."""
 
@@ -167,10 +148,11 @@ class DADistributionMethod:
 
     def stages(self, setup: Setup) -> list[Stage[Any]]:
         from taiwa.benchmarks.da_distribution.correction import check_validation_file
+        from taiwa.benchmarks.da_distribution.evidence import record
         from taiwa.benchmarks.da_distribution.llm_tagging import LLMTagStage
         from taiwa.benchmarks.da_distribution.tagging import ModelTagger, TagStage, check_tagger
         from taiwa.core.taxonomies import load_taxonomy
-        from taiwa.harness.stages import GenerateStage
+        from taiwa.harness.stages import GenerateStage, ItemStage
 
         o: DADistributionOptions = setup.options
         taxonomy = load_taxonomy(o.taxonomy)
@@ -191,7 +173,14 @@ class DADistributionMethod:
             if isinstance(checked, ModelTagger)
             else TagStage(checked, taxonomy, **kw)
         )
-        return [GenerateStage(messages, setup.params), tag]
+        return [GenerateStage(messages, setup.params), tag, ItemStage(record)]
+
+    def evidence(self) -> ItemEvidence:
+        """Per item (issue 43): the chat and its previous act; per system the reply, the act
+        the tagger gave it and the tagger's probability (:mod:`.evidence`)."""
+        from taiwa.benchmarks.da_distribution.evidence import evidence
+
+        return evidence()
 
     def compared(self, options: DADistributionOptions) -> list[ComparedMetric]:
         """DAE and DAMI (seed 002 App. C) as statistics over shared contexts: a context counts

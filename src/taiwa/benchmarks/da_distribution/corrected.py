@@ -191,6 +191,7 @@ def ordering_flag(
         on,
         f"{pair}{'; '.join(why)}: this compares the tagger's raw acts, read it with the "
         "corrected DAE",
+        systems=(a, b),
     )
 
 

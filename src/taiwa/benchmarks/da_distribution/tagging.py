@@ -166,6 +166,7 @@ class TagStage(StageBase):
     ) -> Row | Retry:
         texts, acts = self._to_tag(sample, upstream)
         untagged: dict[str, str] = {}
+        shares: dict[str, float] = {}
         reference_act: str | None = None
         prev_act, prev_from = self._labelled_prev(sample)
         if isinstance(self.checked, Labels):
@@ -189,18 +190,33 @@ class TagStage(StageBase):
             if prev_act is None:
                 contexts.append(sample.before_context)
                 utterances.append(sample.context)
-            tagged = self.classifier.tag_many(contexts, utterances)
+            tagged, probs = self._tag(contexts, utterances)
             acts.update(zip(systems, tagged, strict=False))
+            if probs:
+                shares = {s: round(p, 4) for s, p in zip(systems, probs, strict=False)}
             if reference is not None:
                 reference_act = tagged[len(systems)]
             if prev_act is None:
                 prev_act, prev_from = tagged[-1], "tagger"
         row: Row = {"prev_act": prev_act, "prev_from": prev_from, "acts": acts}
+        if shares:
+            row["probs"] = shares
         if reference_act is not None:
             row["reference_act"] = reference_act
         if untagged:
             row["untagged"] = untagged
         return row
+
+    def _tag(self, contexts: list[str], utterances: list[str]) -> tuple[list[str], list[float]]:
+        """The act of each utterance and, from a classifier that gives them, the probability
+        it gave that act (the item view shows it, issue 43); the acts are ``tag_many``'s."""
+        proba = getattr(self.classifier, "proba", None)
+        if not callable(proba) or not utterances:
+            return self.classifier.tag_many(contexts, utterances), []
+        p = proba(contexts, utterances)
+        best = p.argmax(axis=1)
+        acts = self.classifier.acts
+        return [acts[int(k)] for k in best], [float(p[i, k]) for i, k in enumerate(best)]
 
     def _to_tag(
         self, sample: ContextItem, upstream: Mapping[str, Mapping[str, Row]]

@@ -18,17 +18,18 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from taiwa.benchmarks.da_response import prompts as seed000
+from taiwa.benchmarks.da_response.prompts import messages
 from taiwa.harness.method import Role, Setup, Summary
 
 if TYPE_CHECKING:
     from taiwa.benchmarks.da_response.dataset import DAResponseItem
     from taiwa.display.section import Section
     from taiwa.harness.demo_spec import Demo
+    from taiwa.harness.evidence import ItemEvidence
     from taiwa.harness.method import Results, Row, Stage, Upstream
     from taiwa.harness.run_reader import RunData
     from taiwa.metrics.comparisons import ComparedMetric
     from taiwa.models.spec import ModelOptions
-    from taiwa.models.types import ChatMessage
 
 
 class DAResponseOptions(BaseModel):
@@ -60,24 +61,6 @@ def _score_reply(sample: DAResponseItem, upstream: Upstream) -> Row:
     from taiwa.benchmarks.da_response.scoring import score_reply
 
     return score_reply(sample, upstream)
-
-
-def messages(item: DAResponseItem, mode: str = "text") -> list[ChatMessage]:
-    """App. B: the system prompt, then the utterance (its audio, or its text in text mode)
-    followed by the App. B user prompt."""
-    from taiwa.models.types import ChatMessage, ContentPart
-
-    heard = (
-        ContentPart(type="audio", audio_path=item.audio)
-        if mode == "audio"
-        else ContentPart(type="text", text=item.input.text)
-    )
-    return [
-        ChatMessage(role="system", content=seed000.RESPONSE_SYSTEM),
-        ChatMessage(
-            role="user", content=[heard, ContentPart(type="text", text=seed000.RESPONSE_USER)]
-        ),
-    ]
 
 
 class AnnotatorValidator:
@@ -157,7 +140,8 @@ class DAResponseMethod:
 
     def stages(self, setup: Setup) -> list[Stage[Any]]:
         from taiwa.benchmarks.da_response.annotate import annotate_stage
-        from taiwa.harness.stages import GenerateStage, LocalStage
+        from taiwa.benchmarks.da_response.evidence import record
+        from taiwa.harness.stages import GenerateStage, ItemStage, LocalStage
 
         o: DAResponseOptions = setup.options
         if o.input_mode == "audio":
@@ -168,7 +152,16 @@ class DAResponseMethod:
                 setup.roles["annotator"], o.annotator_attempts, o.annotator_max_tokens, setup.seed
             ),
             LocalStage("score", _score_reply, output="scores.jsonl"),
+            ItemStage(partial(record, mode=o.input_mode)),
         ]
+
+    def evidence(self) -> ItemEvidence:
+        """Per item (issue 43): the situation, request and optimal reply with its gold acts;
+        per system the reply, its annotated acts and the WED alignment with its breakdown
+        (:mod:`.evidence`)."""
+        from taiwa.benchmarks.da_response.evidence import evidence
+
+        return evidence()
 
     def compared(self, options: DAResponseOptions) -> list[ComparedMetric]:
         """Per item: WLCS (higher is better) and WED (lower is better) of seed 000 Table 1."""

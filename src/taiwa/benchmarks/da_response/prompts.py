@@ -8,6 +8,11 @@ it is restored here as 「最高気温は25度です。週末の天気もお調�
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from taiwa.benchmarks.da_response.dataset import DAResponseItem
+    from taiwa.models.types import ChatMessage
 
 SYSTEM_INSTRUCTION = """あなたはスマートフォン/スマートスピーカー向けの音声アシスタント対話データ（単一ターン）を生成します。
 
@@ -171,3 +176,24 @@ def annotation_prompt(user_text: str, reply: str) -> tuple[str, str]:
     task = ANNOTATION_TASK.format(INPUT=user_text, OUTPUT=reply)
     system = "あなたは音声アシスタントの応答を対話行為の系列に分解するアノテーターです。"
     return system, f"{TAXONOMY}\n\n{few_shot_block()}\n\n{task}"
+
+
+def messages(item: DAResponseItem, mode: str = "text") -> list[ChatMessage]:
+    """App. B: the system prompt, then the utterance (its audio, or its text in text mode)
+    followed by the App. B user prompt."""
+    return heard_messages(item.input.text, item.audio, mode)
+
+
+def heard_messages(text: str, audio: str | None, mode: str = "text") -> list[ChatMessage]:
+    """:func:`messages` of an utterance's ``text`` (and its ``audio`` file in audio mode)."""
+    from taiwa.models.types import ChatMessage, ContentPart
+
+    heard = (
+        ContentPart(type="audio", audio_path=audio)
+        if mode == "audio"
+        else ContentPart(type="text", text=text)
+    )
+    return [
+        ChatMessage(role="system", content=RESPONSE_SYSTEM),
+        ChatMessage(role="user", content=[heard, ContentPart(type="text", text=RESPONSE_USER)]),
+    ]

@@ -22,7 +22,9 @@ def _steps(seq: DASequence) -> list[dict[str, Any]]:
 
 
 def score_reply(sample: DAResponseItem, upstream: Upstream) -> Row:
-    """WLCS and WED of the annotated reply against the item's gold sequence."""
+    """WLCS and WED of the annotated reply against the item's gold sequence, with WED's
+    breakdown and its alignment (``[edit, reply step, gold step, cost]``: the item view draws
+    it, issue 43)."""
     pred = DASequence.model_validate({"steps": upstream["annotate"]["steps"]})
     w = wed(pred, sample.gold)
     return asr_row(sample, upstream["generate"]) | {
@@ -36,6 +38,7 @@ def score_reply(sample: DAResponseItem, upstream: Upstream) -> Row:
         "substitution": w.substitution,
         "pred_steps": _steps(pred),
         "gold_steps": _steps(sample.gold),
+        "alignment": [[a.op, a.pred_index, a.gold_index, round(a.cost, 6)] for a in w.alignment],
     }
 
 

@@ -18,16 +18,17 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from taiwa.benchmarks.intent.parsing import parse_answer
+from taiwa.benchmarks.intent.prompts import messages
 from taiwa.harness.method import Results, Setup, Summary
 
 if TYPE_CHECKING:
     from taiwa.benchmarks.intent.dataset import IntentItem
     from taiwa.display.section import Section
     from taiwa.harness.demo_spec import Demo
+    from taiwa.harness.evidence import ItemEvidence
     from taiwa.harness.method import Role, Stage
     from taiwa.harness.run_reader import RunData
     from taiwa.metrics.comparisons import ComparedMetric
-    from taiwa.models.types import ChatMessage
 
 
 class IntentOptions(BaseModel):
@@ -44,14 +45,6 @@ class IntentOptions(BaseModel):
     stability_threshold: float = Field(
         0.02, gt=0, lt=1, description="the accuracy gap a prefix must stay below (seed 004: 0.02)"
     )
-
-
-def messages(item: IntentItem) -> list[ChatMessage]:
-    """Seed 004 §2.3's question as one user message, then the answer instruction."""
-    from taiwa.benchmarks.intent.prompts import model_prompt
-    from taiwa.models.types import ChatMessage
-
-    return [ChatMessage(role="user", content=model_prompt(item.context, item.core, item.options))]
 
 
 class IntentMethod:
@@ -82,17 +75,27 @@ class IntentMethod:
         return sample.options[sample.gold]  # `human`: the annotators' majority answer
 
     def stages(self, setup: Setup) -> list[Stage[Any]]:
+        from taiwa.benchmarks.intent.evidence import record
         from taiwa.benchmarks.intent.scoring import score_answer
-        from taiwa.harness.stages import GenerateStage, LocalStage
+        from taiwa.harness.stages import GenerateStage, ItemStage, LocalStage
 
         return [
             GenerateStage(messages, setup.params),
             LocalStage("score", score_answer, output="scores.jsonl"),
+            ItemStage(record),
         ]
+
+    def evidence(self) -> ItemEvidence:
+        """Per item (issue 43): the question, the options with gold and votes, each answer
+        and how it was read (:mod:`.evidence`)."""
+        from taiwa.benchmarks.intent.evidence import evidence
+
+        return evidence()
 
     def compared(self, options: IntentOptions) -> list[ComparedMetric]:
         """Per item: correct or not (seed 004 Table 1's accuracy), overall and on the
-        context-dependent and context-independent items."""
+        context-dependent and context-independent items; an answer naming no single option is
+        scored wrong by rule, so it is imputed: left out of the pair and counted (issue 39)."""
         from taiwa.metrics.comparisons import ComparedMetric
 
         def split(dependent: bool) -> Any:
@@ -101,10 +104,21 @@ class IntentMethod:
 
             return read
 
+        def unreadable(row: Mapping[str, Any], system: str) -> bool:
+            return row.get("choice") is None
+
         return [
-            ComparedMetric("accuracy", "accuracy", "higher", "score", "correct"),
             ComparedMetric(
-                "accuracy_dependent", "acc. dep.", "higher", "score", "correct", read=split(True)
+                "accuracy", "accuracy", "higher", "score", "correct", imputed=unreadable
+            ),
+            ComparedMetric(
+                "accuracy_dependent",
+                "acc. dep.",
+                "higher",
+                "score",
+                "correct",
+                read=split(True),
+                imputed=unreadable,
             ),
             ComparedMetric(
                 "accuracy_independent",
@@ -113,12 +127,13 @@ class IntentMethod:
                 "score",
                 "correct",
                 read=split(False),
+                imputed=unreadable,
             ),
         ]
 
     def aggregate(self, samples: Iterable[Any], results: Results, setup: Setup) -> Summary:
         from taiwa.benchmarks.intent.dataset import dependent_groups
-        from taiwa.benchmarks.intent.scoring import accuracy_block, distribution_block
+        from taiwa.benchmarks.intent.scoring import DERIVED, accuracy_block, distribution_block
         from taiwa.benchmarks.intent.stability import stability
         from taiwa.metrics import flags
 
@@ -140,13 +155,16 @@ class IntentMethod:
             block["answers"] = distribution_block(results.ok("score", s), k, block)
             n = block["accuracy"]["n"]
             what = "an answer naming no single option, scored wrong"
-            flags.add(block, flags.all_imputed(block["unparseable"], n, "accuracy", what))
+            flags.add(block, flags.all_imputed(block["unparseable"], n, "accuracy", what, DERIVED))
             correct = [bool(r["correct"]) for r in results.ok("score", s)]
             if correct:
                 st = stability(
                     correct, step=o.stability_step, threshold=o.stability_threshold, seed=setup.seed
                 )
-                systems[s]["stability"] = st.as_dict()
+                systems[s]["stability"] = curve = st.as_dict()
+                if flags.flagged(block, "stability"):  # a flag on the answers travels here
+                    why = "the answers behind it are flagged"
+                    curve["claim"] = {"holds": False, "why": why}
         n_dep = sum(dependent.values())
         dep_groups = {groups[i] for i, d in dependent.items() if d}
         across = {

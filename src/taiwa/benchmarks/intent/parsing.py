@@ -183,18 +183,38 @@ def _decision(sentences: Sequence[str], n: int) -> int | None:
 def parse_answer(text: str, options: Sequence[str]) -> int | None:
     """The index into ``options`` that ``text`` answers, or ``None`` (see the module
     docstring)."""
+    return read_answer(text, options)[0]
+
+
+HOW = {
+    "empty": "no text to read",
+    "option text": "the text of one option",
+    "bare choice": "a bare choice (a number or letter, perhaps framed: 「選択肢2です」)",
+    "sentence": "the first sentence naming one option that it does not reject",
+    "decision": "a hesitation settled by a later decision (「1と2で迷いましたが、2にします」)",
+    "undecided": "a sentence naming several options, with no decision after it",
+    "contradicted": "an answer that a later sentence contradicts",
+    "outside": "a number or letter outside the options",
+    "no option": "no option named",
+}
+"""How :func:`read_answer` read an answer (the item view says which rule decided)."""
+
+
+def read_answer(text: str, options: Sequence[str]) -> tuple[int | None, str]:
+    """:func:`parse_answer` and how it read the answer (a key of :data:`HOW`)."""
     n = len(options)
     clean = _MARKDOWN.sub(" ", _nfkc(text))
     bare = _IGNORED.sub("", clean)
     if not bare:
-        return None
+        return None, "empty"
     keys = [_bare(o) for o in options]
     exact = [i for i, k in enumerate(keys) if k and k == bare]
     if len(exact) == 1:
-        return exact[0]
+        return exact[0], "option text"
     lone = _BARE.match(re.sub(r"[\s\"'「」『』。、.,!！?？]+", "", clean))
     if lone:
-        return _index(lone.group(1), n)
+        got = _index(lone.group(1), n)
+        return got, "bare choice" if got is not None else "outside"
     text_ = _RANGE.sub(" ", _with_placeholders(clean, keys))
     sentences = [s for s in _SENTENCE.split(text_) if s.strip()]
     for k, sentence in enumerate(sentences):
@@ -202,10 +222,13 @@ def parse_answer(text: str, options: Sequence[str]) -> int | None:
         if not chosen:
             continue
         if len(chosen) != 1 or None in chosen:
-            return _decision(sentences[k:], n)
+            decided = _decision(sentences[k:], n)
+            if decided is not None:
+                return decided, "decision"
+            return None, "outside" if chosen == {None} else "undecided"
         answer = chosen.pop()
         for later in sentences[k + 1 :]:
             if _STATED.search(later) and _chosen(later, n) - {answer}:
-                return None
-        return answer
-    return None
+                return None, "contradicted"
+        return answer, "sentence"
+    return None, "no option"

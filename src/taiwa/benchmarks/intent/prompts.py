@@ -7,6 +7,11 @@ numbered so that an answer can name one by its number; a model is then asked for
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from taiwa.benchmarks.intent.dataset import IntentItem
+    from taiwa.models.types import ChatMessage
 
 HEADER = "以下の対話文を読んで、その後の質問に答えてください。"
 QUESTION = (
@@ -35,3 +40,10 @@ PROMPTS = {
     "answer": ANSWER_INSTRUCTION,
 }
 """The templates hashed into a run's config.json."""
+
+
+def messages(item: IntentItem) -> list[ChatMessage]:
+    """Seed 004 §2.3's question as one user message, then the answer instruction."""
+    from taiwa.models.types import ChatMessage
+
+    return [ChatMessage(role="user", content=model_prompt(item.context, item.core, item.options))]

@@ -12,19 +12,21 @@ from collections.abc import Iterable, Mapping, MutableMapping
 from typing import Any
 
 from taiwa.benchmarks.intent.dataset import IntentItem
-from taiwa.benchmarks.intent.parsing import parse_answer
+from taiwa.benchmarks.intent.parsing import read_answer
 from taiwa.harness.method import Row, Upstream
 
 
 def score_answer(item: IntentItem, upstream: Upstream) -> Row:
-    """The score row of one reply: the option read from it (``None``: unparseable)."""
+    """The score row of one reply: the option read from it (``None``: unparseable) and how it
+    was read (:data:`~taiwa.benchmarks.intent.parsing.HOW`)."""
     text = str(upstream["generate"]["text"])
-    choice = parse_answer(text, item.options)
+    choice, how = read_answer(text, item.options)
     return {
         "choice": choice,
         "gold": item.gold,
         "correct": choice == item.gold,
         "dependent": item.dependent,
+        "parsed": how,
     }
 
 
@@ -52,20 +54,27 @@ def accuracy_block(
     return out
 
 
+DERIVED = ("accuracy_independent", "accuracy_dependent", "stability")
+"""A system's numbers derived from the same answers as its accuracy: a flag on the accuracy
+(one option for every answer, every answer unreadable) covers them (issue 39)."""
+
+
 def distribution_block(
     rows: Iterable[Mapping[str, Any]], k: int, block: MutableMapping[str, Any]
 ) -> dict[str, Any]:
     """A system's answers per option beside the gold labels of the same items, and the flags
     on its accuracy when one option takes most answers or the answers lean on some options
-    beyond gold's shares (:func:`taiwa.metrics.flags.answer_distribution_flags`: a constant answerer
-    scores what gold gives its option, which can read like a model's accuracy)."""
+    beyond gold's shares (:func:`taiwa.metrics.answer_flags.answer_distribution_flags`: a
+    constant answerer scores what gold gives its option, which can read like a model's
+    accuracy). The flags cover every number derived from the same answers (:data:`DERIVED`)."""
     from taiwa.metrics import flags
+    from taiwa.metrics.answer_flags import answer_distribution, answer_distribution_flags
 
     choices: list[int | None] = []
     golds: list[int] = []
     for r in rows:
         choices.append(r["choice"])
         golds.append(int(r["gold"]))
-    dist = flags.answer_distribution(choices, golds, k)
-    flags.add(block, *flags.answer_distribution_flags(dist, "accuracy"))
+    dist = answer_distribution(choices, golds, k)
+    flags.add(block, *answer_distribution_flags(dist, "accuracy", DERIVED))
     return dist

@@ -9,7 +9,7 @@ from typing import Any
 from rich.table import Table
 
 from taiwa.display.tables import ci_cell, clip
-from taiwa.metrics.flags import mark
+from taiwa.metrics.flags import flagged, mark, marked
 
 
 def table1(summary: Mapping[str, Any]) -> Table:
@@ -32,8 +32,8 @@ def table1(summary: Mapping[str, Any]) -> Table:
     for system, b in summary["systems"].items():
         t.add_row(
             clip(system),
-            ci_cell(b.get("accuracy_independent")),
-            ci_cell(b.get("accuracy_dependent")),
+            mark(ci_cell(b.get("accuracy_independent")), b, "accuracy_independent"),
+            mark(ci_cell(b.get("accuracy_dependent")), b, "accuracy_dependent"),
             mark(ci_cell(b.get("accuracy")), b, "accuracy"),
             str(b.get("unparseable", 0)),
             str(sum(b.get("failures", {}).values())),
@@ -52,23 +52,34 @@ def table2(summary: Mapping[str, Any]) -> Table | None:
         title_justify="left",
         caption="first n in the benchmark's order (shuffled when it was built); random: the mean "
         "gap of 2,000 random subsets of n; stable from: the smallest n after which every gap "
-        "stays below the threshold",
+        "of the first n stays below the threshold, shown only when random subsets of that n "
+        "stay below it too (95th percentile), the answers unflagged",
     )
     t.add_column("n", justify="right", no_wrap=True)
     for system in blocks:
         t.add_column(f"{clip(system)}\nfirst n", justify="right")
         t.add_column("random", justify="right")
     sizes = [p["n"] for p in next(iter(blocks.values()))["points"]]
+    carries = {s: flagged(summary["systems"][s], "stability") for s in blocks}
     for row, n in enumerate(sizes):
         cells = []
-        for st in blocks.values():
+        for system, st in blocks.items():
             p = st["points"][row]
-            cells += [f"{p['prefix_gap']:.3f}", f"{p['random_mean_gap']:.3f}"]
+            gaps = (f"{p['prefix_gap']:.3f}", f"{p['random_mean_gap']:.3f}")
+            cells += [marked(g) if carries[system] else g for g in gaps]
         t.add_row(str(n), *cells)
     stable = []
-    for st in blocks.values():
-        stable += ["–" if st["stable_from"] is None else f"n={st['stable_from']}", ""]
+    why = []
+    for system, st in blocks.items():
+        claim = st.get("claim") or {"holds": st["stable_from"] is not None, "why": ""}
+        shown = claim["holds"] and st["stable_from"] is not None
+        cell = f"n={st['stable_from']}" if shown else "–"
+        stable += [marked(cell) if carries[system] else cell, ""]
+        if not shown and claim.get("why"):
+            why.append(f"{system}: {claim['why']}")
     t.add_row("stable from", *stable, end_section=True)
+    if why:
+        t.caption = f"{t.caption}\nno stable n: " + "; ".join(why)
     return t
 
 

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from taiwa.benchmarks.prompts.dataset import PromptSample
     from taiwa.display.section import Section
     from taiwa.harness.demo_spec import Demo
+    from taiwa.harness.evidence import ItemEvidence
     from taiwa.harness.method import Stage
     from taiwa.harness.run_reader import RunData
     from taiwa.metrics.comparisons import ComparedMetric
@@ -73,12 +74,34 @@ class PromptsMethod:
         return sample.reference
 
     def stages(self, setup: Setup) -> list[Stage[Any]]:
-        from taiwa.harness.stages import GenerateStage, LocalStage
+        from taiwa.harness.stages import GenerateStage, ItemStage, LocalStage
 
         return [
             GenerateStage(lambda s: s.chat(), setup.params),
             LocalStage("score", score_reply, output="scores.jsonl"),
+            ItemStage(lambda s: s.model_dump(exclude={"id"}, exclude_none=True)),
         ]
+
+    def evidence(self) -> ItemEvidence:
+        """Per item (the item view, issue 43): the prompt rebuilt from the item's record, the
+        reference, and each reply's numbers (``ItemStage`` above records the item)."""
+        from taiwa.benchmarks.prompts.dataset import PromptSample
+        from taiwa.display.evidence import TextBlock
+        from taiwa.harness.evidence import ItemEvidence, ItemMetric
+
+        def sample(item: Any) -> PromptSample:
+            return PromptSample.model_validate({**item.item, "id": item.id})
+
+        return ItemEvidence(
+            title=lambda item: sample(item).chat()[-1].text if item.item else "",
+            item=lambda item: (
+                [TextBlock("reference", str(item.item["reference"]))]
+                if item.item.get("reference")
+                else []
+            ),
+            metrics=[ItemMetric(k, label, "score", k) for k, label in METRICS.items()],
+            prompt=lambda item: sample(item).chat(),
+        )
 
     def compared(self, options: NoOptions) -> list[ComparedMetric]:
         """Per item: the Japanese share of the reply and, with references, its ROUGE-L (both

@@ -28,11 +28,35 @@ from taiwa.core.io.text import (
 
 NESTING = f"JSON nested at most {MAX_DEPTH} deep"
 
-SUSPECT = re.compile(r"\d{19}|[eE]\+?\d\d|NaN|Infinity")
-"""What every number beyond the bounds contains (19 digits in a row, an exponent of two or
-more digits, or a non-finite constant): text without it is parsed without the checks."""
+SUSPECT_DIGITS = re.compile(r"\d{19}")
+SUSPECT_EXPONENT = re.compile(r"e\+?\d\d", re.IGNORECASE)
+"""What every number beyond the bounds contains: 19 digits in a row, an exponent of two or
+more digits (or ``NaN`` / ``Infinity``, looked for as substrings); text without any is parsed
+without the checks. (Two simple patterns: Python's ``re`` runs them faster than one with an
+alternation, and a digit class faster as ``\\d`` than as ``[0-9]``.)"""
 
-SUSPECT_BYTES = re.compile(SUSPECT.pattern.encode())
+_DIGITS_BYTES = re.compile(rb"\d{19}")
+_EXPONENT_BYTES = re.compile(rb"e\+?\d\d", re.IGNORECASE)
+
+
+def suspect(text: str) -> bool:
+    """Whether ``text`` may hold a number beyond the bounds."""
+    return (
+        "NaN" in text
+        or "Infinity" in text
+        or SUSPECT_DIGITS.search(text) is not None
+        or SUSPECT_EXPONENT.search(text) is not None
+    )
+
+
+def suspect_bytes(raw: bytes) -> bool:
+    """:func:`suspect` of a line's bytes."""
+    return (
+        b"NaN" in raw
+        or b"Infinity" in raw
+        or _DIGITS_BYTES.search(raw) is not None
+        or _EXPONENT_BYTES.search(raw) is not None
+    )
 
 
 class JSONSyntaxError(InputError):
@@ -74,9 +98,9 @@ def loads(
     (the file) and ``line`` (when ``text`` is one line of it) locate the errors; ``expected``
     words a syntax error. With ``check_depth`` the nesting is measured after parsing (JSON
     nested beyond the interpreter's recursion limit is refused while parsing either way)."""
-    suspect = SUSPECT.search(text) is not None
+    flagged = suspect(text)
     try:
-        if suspect:
+        if flagged:
             obj = json.loads(text, parse_int=_int, parse_float=_float, parse_constant=_Unbounded)
         else:
             obj = json.loads(text)
@@ -88,9 +112,9 @@ def loads(
         raise JSONSyntaxError(source, at, None, expected, got) from None
     except RecursionError:
         raise InputError(source, line, None, NESTING, "deeper") from None
-    if check_depth and depth(obj) > MAX_DEPTH:
+    if check_depth and text.count("[") + text.count("{") > MAX_DEPTH and depth(obj) > MAX_DEPTH:
         raise InputError(source, line, None, NESTING, "deeper")
-    if suspect:
+    if flagged:
         _refuse_unbounded(obj, text, source, line)
     return obj
 

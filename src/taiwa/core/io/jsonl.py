@@ -13,7 +13,7 @@ from pydantic import BaseModel, ValidationError
 
 from taiwa.core.errors import InputError
 from taiwa.core.io.atomic import atomic_open
-from taiwa.core.io.json_doc import SUSPECT_BYTES, loads
+from taiwa.core.io.json_doc import loads, suspect_bytes
 from taiwa.core.io.text import MAX_DEPTH, check_values, decoded, decoded_lines, json_type, raw_lines
 from taiwa.core.schema import MAX_TEXT_CHARS
 
@@ -93,7 +93,7 @@ def _plain_bytes(raw: bytes) -> bool:
         b"\\u" not in raw
         and len(raw) <= MAX_TEXT_CHARS
         and (raw.count(b"{") + raw.count(b"[") <= MAX_DEPTH)
-        and SUSPECT_BYTES.search(raw) is None  # pydantic reads 1e400 as inf: checked path
+        and not suspect_bytes(raw)  # pydantic reads 1e400 as inf: the checked path
     )
 
 
