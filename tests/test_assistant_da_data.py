@@ -74,7 +74,11 @@ def test_varied_split_asks_many_questions_in_many_ways() -> None:
 
 @pytest.mark.parametrize(
     ("name", "least"),
-    [(shipped_annotator.ALTERNATIVES, 50), (shipped_annotator.VARIED_ALTERNATIVES, 25)],
+    [
+        (shipped_annotator.ALTERNATIVES, 50),
+        (shipped_annotator.VARIED_ALTERNATIVES, 25),
+        (shipped_annotator.PROBE_ALTERNATIVES, 30),
+    ],
 )
 def test_alternatives(name: str, least: int) -> None:
     rows = _rows(name)
@@ -98,7 +102,11 @@ def test_no_overlap_with_the_benchmark_items() -> None:
     assert not texts & bench_texts
     alt_texts = {
         v["output"]["text"]
-        for name in (shipped_annotator.ALTERNATIVES, shipped_annotator.VARIED_ALTERNATIVES)
+        for name in (
+            shipped_annotator.ALTERNATIVES,
+            shipped_annotator.VARIED_ALTERNATIVES,
+            shipped_annotator.PROBE_ALTERNATIVES,
+        )
         for r in _rows(name)
         for v in r["alternatives"]
     }
@@ -110,3 +118,30 @@ def test_no_overlap_with_the_benchmark_items() -> None:
         for r in _rows(name)
     } | alt_texts
     assert not train & held
+
+
+def test_probe_split_holds_the_two_failures_of_issue_38() -> None:
+    """The probe split (issue 38) pits content-free reactions against answers and actions, and
+    gold replies of two questions against their flawed variants; its prompts are not training
+    prompts."""
+    rows = _rows(shipped_annotator.PROBE_ALTERNATIVES)
+    assert all(r["id"].startswith("aq") for r in rows)
+    pairs = sum(len(r["alternatives"]) - 1 for r in rows)
+    assert pairs >= 60
+    golds = [
+        [s["act"] for s in v["output_dialogue_acts"]["steps"]]
+        for r in rows
+        for v in r["alternatives"]
+        if v["kind"] == "gold"
+    ]
+    assert sum(g.count("Question") + g.count("Check-Question") >= 2 for g in golds) >= 15
+    reactions = [
+        v
+        for r in rows
+        for v in r["alternatives"]
+        if v["kind"] == "substituted"
+        and [s["act"] for s in v["output_dialogue_acts"]["steps"]] == ["Inform"]
+    ]
+    assert len(reactions) >= 10
+    train_inputs = {r["input"]["text"] for r in _rows(shipped_annotator.TRAIN)}
+    assert not {r["input"]["text"] for r in rows} & train_inputs

@@ -9,7 +9,9 @@ reported apart: ``tidy`` (``assistant_da/heldout.jsonl`` and the gold-vs-flawed
 ``assistant_da/alternatives.jsonl``, written like the training set) and ``varied`` (issue 26:
 ``assistant_da/varied_heldout.jsonl`` and ``assistant_da/varied_alternatives.jsonl``: casual
 and polite assistants, unpunctuated speech transcripts, questions ending in か。 or in nothing,
-clarifying questions mid-reply, lists and markdown, long and short replies).
+clarifying questions mid-reply, lists and markdown, long and short replies) and ``probe``
+(issue 38: ``assistant_da/probe_alternatives.jsonl``, content-free reactions in place of an
+answer or an action, gold replies made of two questions).
 The weights ship as ``data/models/da_assistant7.npz`` + ``.json``. Rebuild, check and print
 them with ``python -m taiwa.benchmarks.da_response.offline --train|--check|--evaluate``.
 """
@@ -26,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from taiwa.benchmarks.da_response.shipped_annotator import (
     MODEL_NAME,
+    SIDECAR_KEYS,
     SPLITS,
     TAXONOMY,
     TRAIN,
@@ -63,7 +66,7 @@ def train(out_dir: Path | None = None) -> tuple[SentenceAnnotator, dict[str, Any
         },
         "training": info,
     }
-    for key, split in (("held_out", "tidy"), ("held_out_varied", "varied")):
+    for split, key in SIDECAR_KEYS.items():
         report = validate_annotator(annotator, split_files(split))
         report["files"] = list(SPLITS[split])
         annotator.classifier.meta[key] = report
@@ -86,7 +89,7 @@ def differences(fresh: SentenceAnnotator, shipped: SentenceAnnotator) -> list[st
         "importance"
     ):
         out.append("importance model differs")
-    for key in ("held_out", "held_out_varied"):
+    for key in SIDECAR_KEYS.values():
         if json.loads(json.dumps(fresh.classifier.meta[key])) != shipped.classifier.meta.get(key):
             out.append(f"{key.replace('_', '-')} figures differ")
     return out

@@ -23,8 +23,20 @@ HELD_OUT = "assistant_da/heldout.jsonl"
 ALTERNATIVES = "assistant_da/alternatives.jsonl"
 VARIED_HELD_OUT = "assistant_da/varied_heldout.jsonl"
 VARIED_ALTERNATIVES = "assistant_da/varied_alternatives.jsonl"
-SPLITS = {"tidy": (HELD_OUT, ALTERNATIVES), "varied": (VARIED_HELD_OUT, VARIED_ALTERNATIVES)}
-"""The bundled held-out splits, each reported apart by ``taiwa validate annotator``."""
+PROBE_ALTERNATIVES = "assistant_da/probe_alternatives.jsonl"
+SPLITS = {
+    "tidy": (HELD_OUT, ALTERNATIVES),
+    "varied": (VARIED_HELD_OUT, VARIED_ALTERNATIVES),
+    "probe": (PROBE_ALTERNATIVES,),
+}
+"""The bundled held-out splits, each reported apart by ``taiwa validate annotator``; ``probe``
+(issue 38): gold-vs-flawed pairs written apart from the training set for the two failures the
+issue found, a content-free reaction (なるほどですね。) in place of an answer or an action, and
+gold replies made of two questions (〜ですか？ + 何〜ましょうか？)."""
+SIDECAR_KEYS = {"tidy": "held_out", "varied": "held_out_varied", "probe": "held_out_probe"}
+"""Where the model's sidecar keeps its figures on each split (:mod:`.offline`)."""
+SUMMARY_KEYS = {"tidy": "validated", "varied": "validated_varied", "probe": "validated_probe"}
+"""Where a run's summary names them (:func:`annotator_summary`)."""
 FIXED_ACT = "Inform"
 """The act of the 'one act per sentence' baseline: a reply's sentences informing by default."""
 
@@ -55,15 +67,18 @@ def acts() -> list[str]:
 
 def annotator_summary(spec: str) -> dict[str, Any]:
     """What a run's summary says about its annotator: the SPEC and, for ``offline``, its name
-    and headline figures on the bundled held-out splits (``taiwa validate annotator`` prints
-    them all); other annotators were not validated here (``validated``: null)."""
+    and headline figures on each bundled held-out split its sidecar holds (``taiwa validate
+    annotator`` prints them all); other annotators were not validated here (``validated``: null)."""
     if spec != "offline":
         return {"spec": spec, "validated": None}
     ann = default_annotator()
     meta = ann.classifier.meta
     out: dict[str, Any] = {"spec": spec, "name": ann.name}
-    for key, label in (("held_out", "validated"), ("held_out_varied", "validated_varied")):
-        held = meta[key]
+    for split, key in SIDECAR_KEYS.items():
+        held = meta.get(key)
+        if held is None:
+            continue
+        label = SUMMARY_KEYS[split]
         seq = held["sequence"][held["annotator"]]
         ranking = held["ranking"].get(held["annotator"], {}).get("all", {})
         out[label] = {
