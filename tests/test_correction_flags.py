@@ -97,6 +97,18 @@ def test_a_raw_ordering_the_correction_reverses_is_flagged() -> None:
     systems["parrot"] = block(0.1, 0.0, flagged=True)
     flag = ordering_flag(systems, "human", "parrot", "comparisons.dae")
     assert flag is not None and "parrot is flagged" in flag.text
+    # a wide corrected interval alone says nothing against the raw ordering it agrees with
+    wide = {"code": "correction-imprecise", "on": "corrected.dae", "text": "wide"}
+    systems["parrot"] = {**block(0.1, 0.0), "flags": [wide]}
+    assert ordering_flag(systems, "human", "parrot", "comparisons.dae") is None
+
+
+def test_a_corrected_value_too_wide_to_place_within_a_third_of_a_bit_is_flagged() -> None:
+    from taiwa.metrics.correction_flags import imprecise
+
+    assert imprecise(_estimate(2.0, 1.75, 2.3, 300), "corrected.dae") is None
+    flag = imprecise(_estimate(2.0, 1.6, 2.2, 300), "corrected.dae")
+    assert flag is not None and "0.40 bits" in flag.text and flag.code == "correction-imprecise"
 
 
 def test_systems_go_through_the_system_style_split_when_there_is_one(

@@ -162,8 +162,9 @@ def flag_lines(summary: Mapping[str, Any]) -> list[str]:
 
 SMALL_N = "small-n"
 
-ESTIMATOR_FLAGS = frozenset({SMALL_N, "plug-in-bias"})
-"""Flag codes about how a number was estimated, not about the outputs it rests on."""
+ESTIMATOR_FLAGS = frozenset({SMALL_N, "plug-in-bias", "correction-imprecise"})
+"""Flag codes about how a number was estimated, not about the outputs it rests on (a corrected
+value's wide interval says nothing of the raw numbers compared beside it)."""
 
 
 def small_n(n: int, floor: int, on: str) -> Flag | None:

@@ -163,14 +163,23 @@ def off_validation_flags(
                 flags.add(block, flag)
 
 
+def _held(block: Mapping[str, Any]) -> bool:
+    """A flag on the corrected DAE that says the correction may be wrong in kind (small n, a
+    validation of other text or far from this data), not one that says it is imprecise."""
+    return any(
+        flags.qualifies(f, "corrected.dae") and f.get("code") not in flags.ESTIMATOR_FLAGS
+        for f in block.get("flags", ())
+    )
+
+
 def ordering_flag(
     systems: Mapping[str, Mapping[str, Any]], a: str, b: str, on: str, named: bool = False
 ) -> flags.Flag | None:
     """A flag for a comparison of ``a`` and ``b`` by raw DAE (the consistency of their
     ordering, their paired difference) when the corrected DAE is shown for both and orders them
-    the other way, or is flagged for either: the raw comparison then measures the tagger's
-    errors as much as the systems. ``named``: the text starts with the pair (several pairs
-    share one ``on``)."""
+    the other way, or is flagged for either in kind (:func:`_held`; a wide interval alone is
+    not): the raw comparison then measures the tagger's errors as much as the systems.
+    ``named``: the text starts with the pair (several pairs share one ``on``)."""
     ca, cb = (systems[x].get("corrected", {}).get("dae") for x in (a, b))
     if not ca or not cb:
         return None
@@ -185,7 +194,7 @@ def ordering_flag(
             f"raw DAE orders {a} and {b} {raw_a:.3f} vs {raw_b:.3f}, the corrected DAE the other "
             f"way ({ca['value']:.3f} vs {cb['value']:.3f})"
         )
-    held = [x for x in (a, b) if flags.flagged(systems[x], "corrected.dae")]
+    held = [x for x in (a, b) if _held(systems[x])]
     if held:
         why.append(f"the corrected DAE of {' and '.join(held)} is flagged")
     if not why:
