@@ -143,6 +143,17 @@ def test_interval_and_p_agree_on_every_small_zero_one_table() -> None:
     assert issue.interval.startswith("Tango") and issue.small_n
 
 
+def test_item_means_are_marked_below_30_items_and_0_1_items_below_10() -> None:
+    """The audit: a difference of item means as skewed as an exponential's is covered only
+    0.90–0.92 below 30 items, 0/1 differences 0.93 or more from 10 (docs/statistics.md)."""
+    rng = np.random.default_rng(3)
+    for n, marked in ((12, True), (29, True), (30, False)):
+        a = rng.normal(size=n).tolist()
+        assert paired_difference(a, [x - 0.2 for x in a]).small_n is marked, n
+    right = [1.0] * 12
+    assert not paired_difference(right, [1.0] * 6 + [0.0] * 6).small_n
+
+
 class PlainEntropy:
     """DAE without its bias correction, vectorised (what ActEntropy was before issue 39)."""
 

@@ -100,7 +100,10 @@ def caption(block: Mapping[str, Any]) -> str:
     if any(_mdd(r, 3).startswith(">") for r in rows):
         text += "; MDD >x: more than the share x of items the systems differ on"
     if any(r.get("small_n") for r in rows):
-        text += f"; {MARK} after n: fewer than 10 items, the interval's coverage is not established"
+        text += (
+            f"; {MARK} after n: fewer than 10 items (30 for scores), the interval's coverage is "
+            "not established"
+        )
     if any(r.get("flags") for r in rows):
         text += f"; {MARK} after a pair: a side's number carries a flag (listed below)"
     untested: dict[tuple[str, str, str], list[str]] = {}
