@@ -38,6 +38,7 @@ from fuzz_options import (
     score_rouge,
     score_wed,
     score_wlcs,
+    show,
     validate_annotator,
     validate_tagger,
 )
@@ -84,10 +85,6 @@ def two_system_run(w: Path) -> Path:
 
 def _compare(w: Path) -> list[str]:
     return ["compare", str(two_system_run(w))]
-
-
-def show(w: Path) -> list[str]:
-    return ["show", str(a_run_dir(w))]
 
 
 METHOD_FILES = {
